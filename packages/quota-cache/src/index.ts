@@ -1,0 +1,2 @@
+export type { QuotaState, QuotaWindow, QuotaWindowScope } from "./quota-state";
+export { clampCooldownToReset, isStateStaleForReset } from "./quota-state";
