@@ -1,3 +1,4 @@
+export { connectionBillingCatalog, modelPrices } from "./data";
 export type {
   ConnectionBillingClass,
   ConnectionBillingEntry,

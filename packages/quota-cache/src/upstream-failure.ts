@@ -1,0 +1,37 @@
+import type { QuotaWindow, QuotaWindowScope } from "./quota-state";
+
+/**
+ * Why an upstream refused a request, as far as quota is concerned (quota-signals.md §13.10):
+ * - `rate_limited`: a short rate limit; retry after a brief wait.
+ * - `window_exhausted`: a plan or rate window is spent until its reset.
+ * - `credits_exhausted`: a hard stop (no credit, `insufficient_quota`, 402); retrying cannot fix it.
+ * - `overloaded`: provider capacity, not our quota: back off the target, mark no quota.
+ * - `auth_invalid`: the credential is missing a scope, expired or revoked; needs re-auth.
+ */
+export type UpstreamFailureKind =
+  | "rate_limited"
+  | "window_exhausted"
+  | "credits_exhausted"
+  | "overloaded"
+  | "auth_invalid";
+
+/** A classified upstream error response. Never carries a credential. */
+export interface UpstreamFailure {
+  kind: UpstreamFailureKind;
+  /** ISO instant before which a retry is pointless (Retry-After, RetryInfo, "try again in"); null if none was sent. */
+  retryAt: string | null;
+  /** ISO instant at which the exhausted window resets; null when the signal carries none. */
+  resetAt: string | null;
+  /** Present when the failure concerns one model only (a per-model weekly cap, say). */
+  scope?: QuotaWindowScope;
+  /** The window the failure concerns, when the signal names one. */
+  windowId?: string;
+  /** The provider's short error code or type (`rate_limit_error`, `insufficient_quota`…). */
+  code?: string;
+}
+
+/** Everything one upstream response says about quota: windows seen, and the failure if it was one. */
+export interface ResponseSignals {
+  windows: QuotaWindow[];
+  failure?: UpstreamFailure;
+}
