@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
 const sourceConditions = ["@planfirst/source", "module", "node", "development|production"];
 
 function workspaceProjects() {
-  return ["packages", "apps"].flatMap((group) =>
+  return ["packages", "apps", "tooling"].flatMap((group) =>
     existsSync(group)
       ? readdirSync(group, { withFileTypes: true })
           .filter((entry) => entry.isDirectory() && existsSync(join(group, entry.name, "src")))
