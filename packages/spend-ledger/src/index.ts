@@ -1,1 +1,38 @@
-export {};
+export type { BudgetWindow } from "./budget-window";
+export { BUDGET_WINDOWS, createWindowKeyer, windowKey } from "./budget-window";
+export type { TokenPrice, TokenUsage } from "./cost";
+export { costOf } from "./cost";
+export type { SpendLedgerErrorCode, SpendLedgerErrorFields } from "./errors";
+export { SpendLedgerError } from "./errors";
+export { createMemorySpendStore } from "./memory-store";
+export type { MicroRounding, MicroUsd } from "./money";
+export { formatUsd, MICRO_USD_PER_USD, microToUsd, usdToMicro } from "./money";
+export type {
+  RefusalReason,
+  Reservation,
+  ReservationRefusal,
+  ReserveRequest,
+  SettleRecordInput,
+  SettleResult,
+  SpendLedger,
+  SpendLedgerOptions,
+} from "./spend-ledger";
+export { createSpendLedger, DEFAULT_RESERVATION_TIMEOUT_MS, isRefusal } from "./spend-ledger";
+export type { SpendRecord, SpendRecordQuery, SpendSummary, SpendTotals } from "./spend-record";
+export { summarize } from "./spend-record";
+export type {
+  SpendStore,
+  StoreReleaseRequest,
+  StoreReleaseResult,
+  StoreReserveRequest,
+  StoreReserveResult,
+  StoreSettleRequest,
+  StoreSettleResult,
+  WindowTotals,
+} from "./spend-store";
+export type { WorstCaseCost, WorstCaseCostInput } from "./worst-case-cost";
+export {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  estimateWorstCaseCost,
+  INLINE_IMAGE_TOKENS,
+} from "./worst-case-cost";

@@ -1,0 +1,114 @@
+import { type MicroUsd, microToUsd } from "./money";
+
+/** One settled request, as the CLI and the status page read it. */
+export interface SpendRecord {
+  /** ISO-8601 instant the cost was booked (when `settle()` ran). */
+  time: string;
+  /** Budget window the cost counts against: the window in which the request was reserved. */
+  windowKey: string;
+  rung: string;
+  connectionId: string;
+  model: string;
+  /** All prompt tokens, cached reads and cache writes included. */
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  /** Actual cost in integer micro-USD. */
+  costMicroUsd: MicroUsd;
+  /** `costMicroUsd` in USD, for display. */
+  costUsd: number;
+  /** Worst-case amount that was reserved for the request, in micro-USD. */
+  reservedMicroUsd: MicroUsd;
+  /** Id of the client key that made the request (never the key itself); null when unknown. */
+  clientKeyId: string | null;
+  requestId: string;
+  /** Id of the reservation the record settled; unique per record. */
+  reservationId: string;
+}
+
+/** Filter for `records()`. Bounds are epoch milliseconds on `time`: `sinceMs` ≤ time < `untilMs`. */
+export interface SpendRecordQuery {
+  sinceMs?: number;
+  untilMs?: number;
+  rung?: string;
+}
+
+/** Sums of a group of records. */
+export interface SpendTotals {
+  requests: number;
+  costMicroUsd: MicroUsd;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** Totals of a set of records overall and per rung, connection and model. */
+export interface SpendSummary {
+  total: SpendTotals;
+  byRung: Record<string, SpendTotals>;
+  byConnection: Record<string, SpendTotals>;
+  byModel: Record<string, SpendTotals>;
+}
+
+/**
+ * Sums records exactly (integer micro-USD) overall and grouped by rung, by connection and by
+ * model. `costUsd` of each group is derived from its micro-USD sum, never summed as floats.
+ */
+export function summarize(records: Iterable<SpendRecord>): SpendSummary {
+  const total = emptyTotals();
+  const byRung: Record<string, SpendTotals> = {};
+  const byConnection: Record<string, SpendTotals> = {};
+  const byModel: Record<string, SpendTotals> = {};
+  for (const record of records) {
+    add(total, record);
+    add(groupOf(byRung, record.rung), record);
+    add(groupOf(byConnection, record.connectionId), record);
+    add(groupOf(byModel, record.model), record);
+  }
+  return { total, byRung, byConnection, byModel };
+}
+
+function groupOf(groups: Record<string, SpendTotals>, key: string): SpendTotals {
+  const existing = Object.hasOwn(groups, key) ? groups[key] : undefined;
+  if (existing) return existing;
+  const created = emptyTotals();
+  Object.defineProperty(groups, key, { value: created, enumerable: true, writable: true });
+  return created;
+}
+
+function emptyTotals(): SpendTotals {
+  return {
+    requests: 0,
+    costMicroUsd: 0,
+    costUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+  };
+}
+
+function add(totals: SpendTotals, record: SpendRecord): void {
+  totals.requests += 1;
+  totals.costMicroUsd += record.costMicroUsd;
+  totals.costUsd = microToUsd(totals.costMicroUsd);
+  totals.inputTokens += record.inputTokens;
+  totals.outputTokens += record.outputTokens;
+  totals.cachedInputTokens += record.cachedInputTokens;
+  totals.cacheWriteTokens += record.cacheWriteTokens;
+}
+
+/** True when the record's time lies inside the query's bounds and rung. */
+export function recordMatches(
+  record: SpendRecord,
+  timeMs: number,
+  query: SpendRecordQuery,
+): boolean {
+  if (query.rung !== undefined && record.rung !== query.rung) return false;
+  if (query.sinceMs !== undefined && timeMs < query.sinceMs) return false;
+  if (query.untilMs !== undefined && timeMs >= query.untilMs) return false;
+  return true;
+}

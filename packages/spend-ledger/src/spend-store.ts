@@ -1,0 +1,80 @@
+import type { MicroUsd } from "./money";
+import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+
+/** Spent and reserved amounts of one rung in one budget window. */
+export interface WindowTotals {
+  /** Sum of settled actual costs. */
+  spentMicroUsd: MicroUsd;
+  /** Sum of live (unsettled, unreleased, unexpired) reservations. */
+  reservedMicroUsd: MicroUsd;
+}
+
+/** What the ledger asks a store to reserve. */
+export interface StoreReserveRequest {
+  reservationId: string;
+  rung: string;
+  windowKey: string;
+  amountMicroUsd: MicroUsd;
+  /** Admit only if spent + reserved + amount ≤ budget; null admits always (rule B1). */
+  budgetMicroUsd: MicroUsd | null;
+  /** Epoch ms; reservations with `expiresAtMs ≤ nowMs` are dropped before the check. */
+  nowMs: number;
+  expiresAtMs: number;
+}
+
+/** Outcome of a reservation, with the window's totals right after it. */
+export interface StoreReserveResult extends WindowTotals {
+  admitted: boolean;
+}
+
+/** What the ledger asks a store to book. */
+export interface StoreSettleRequest {
+  reservationId: string;
+  rung: string;
+  windowKey: string;
+  nowMs: number;
+  /** The record to keep; `record.costMicroUsd` is added to the window's spend. */
+  record: SpendRecord;
+}
+
+/** Outcome of a settle: `booked` is false when the reservation was already settled or released. */
+export interface StoreSettleResult extends WindowTotals {
+  booked: boolean;
+}
+
+/** What the ledger asks a store to release. */
+export interface StoreReleaseRequest {
+  reservationId: string;
+  rung: string;
+  windowKey: string;
+  nowMs: number;
+}
+
+/** Outcome of a release: `released` is true when the reservation was still live. */
+export interface StoreReleaseResult extends WindowTotals {
+  released: boolean;
+}
+
+/**
+ * Persistence behind a spend ledger. Every store passes the same contract suite. Each write is
+ * atomic with respect to every other write on the same data, including from other processes or
+ * replicas sharing it: expiring stale reservations, checking the budget and inserting the
+ * reservation happen as one step. Settle and release are idempotent per reservation id (a
+ * reservation id is finished at most once). Time always comes from the caller (`nowMs`).
+ */
+export interface SpendStore {
+  /** Resolves when the store can serve reads and writes (connections made, state loaded). */
+  ready(): Promise<void>;
+  reserve(request: StoreReserveRequest): Promise<StoreReserveResult>;
+  settle(request: StoreSettleRequest): Promise<StoreSettleResult>;
+  release(request: StoreReleaseRequest): Promise<StoreReleaseResult>;
+  /**
+   * Synchronous totals of one rung and window at `nowMs` (expired reservations excluded); null
+   * when the store cannot answer yet (a replicated store before `ready()`).
+   */
+  totals(rung: string, windowKey: string, nowMs: number): WindowTotals | null;
+  /** Settled records in `time` order. */
+  records(query: SpendRecordQuery): Promise<SpendRecord[]>;
+  /** Releases connections and handles the store opened itself. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { costOf } from "./cost";
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  estimateWorstCaseCost,
+  INLINE_IMAGE_TOKENS,
+} from "./worst-case-cost";
+
+const gpt = { inputPerMTok: 2, outputPerMTok: 8, maxOutputTokens: 32_768 };
+const sonnet = {
+  inputPerMTok: 3,
+  outputPerMTok: 15,
+  cacheWritePerMTok: 3.75,
+  maxOutputTokens: 64_000,
+};
+
+const chatBody = {
+  model: "gpt-4.1",
+  messages: [
+    { role: "system", content: "You are terse." },
+    {
+      role: "user",
+      content: "Summarise the attached meeting notes in three bullet points, please.",
+    },
+  ],
+  max_completion_tokens: 500,
+};
+
+describe("estimateWorstCaseCost", () => {
+  it("counts input as UTF-8 bytes of the JSON body / 3, rounded up, and output from the body", () => {
+    const estimate = estimateWorstCaseCost({ body: chatBody, protocol: "openai", price: gpt });
+    const bytes = Buffer.byteLength(JSON.stringify(chatBody));
+    expect(estimate.inputTokens).toBe(Math.ceil(bytes / 3));
+    expect(estimate.outputTokens).toBe(500);
+    expect(estimate.costMicroUsd).toBe(
+      costOf({ inputTokens: estimate.inputTokens, outputTokens: 500 }, gpt),
+    );
+  });
+
+  it("over-estimates the input of real text (about 4 bytes per token)", () => {
+    const text = "The quarterly report shows revenue growth across all regions. ".repeat(200);
+    const estimate = estimateWorstCaseCost({
+      body: { messages: [{ role: "user", content: text }], max_tokens: 1 },
+      protocol: "openai",
+      price: gpt,
+    });
+    expect(estimate.inputTokens).toBeGreaterThan(text.length / 4);
+  });
+
+  it("counts multi-byte text by its bytes", () => {
+    const estimate = estimateWorstCaseCost({
+      body: { messages: [{ role: "user", content: "価格".repeat(300) }], max_tokens: 1 },
+      protocol: "openai",
+      price: gpt,
+    });
+    expect(estimate.inputTokens).toBeGreaterThanOrEqual(600);
+  });
+
+  it("prefers max_completion_tokens, then max_tokens, then max_output_tokens (OpenAI)", () => {
+    const output = (body: object) =>
+      estimateWorstCaseCost({ body, protocol: "openai", price: gpt }).outputTokens;
+    expect(output({ max_completion_tokens: 100, max_tokens: 200 })).toBe(100);
+    expect(output({ max_tokens: 200 })).toBe(200);
+    expect(output({ input: "hi", max_output_tokens: 300 })).toBe(300);
+  });
+
+  it("falls back to the model's limit, the operator's limit, then 32 000", () => {
+    const body = { messages: [] };
+    expect(estimateWorstCaseCost({ body, protocol: "openai", price: gpt }).outputTokens).toBe(
+      32_768,
+    );
+    expect(
+      estimateWorstCaseCost({ body, protocol: "openai", price: gpt, maxOutputTokens: 4_096 })
+        .outputTokens,
+    ).toBe(4_096);
+    expect(
+      estimateWorstCaseCost({
+        body,
+        protocol: "openai",
+        price: { inputPerMTok: 1, outputPerMTok: 1 },
+      }).outputTokens,
+    ).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
+
+  it("caps a requested output above the model's limit and multiplies by n", () => {
+    const estimate = estimateWorstCaseCost({
+      body: { max_tokens: 1_000_000, n: 3 },
+      protocol: "openai",
+      price: gpt,
+    });
+    expect(estimate.outputTokens).toBe(3 * 32_768);
+  });
+
+  it("counts an inline image as a fixed allowance, not its base64 bytes", () => {
+    const image = `data:image/png;base64,${"A".repeat(300_000)}`;
+    const openai = estimateWorstCaseCost({
+      body: {
+        messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: image } }] }],
+        max_tokens: 10,
+      },
+      protocol: "openai",
+      price: gpt,
+    });
+    expect(openai.inputTokens).toBeGreaterThan(INLINE_IMAGE_TOKENS);
+    expect(openai.inputTokens).toBeLessThan(INLINE_IMAGE_TOKENS + 100);
+
+    const anthropic = estimateWorstCaseCost({
+      body: {
+        max_tokens: 10,
+        messages: [
+          {
+            role: "user",
+            content: [
+              {
+                type: "image",
+                source: { type: "base64", media_type: "image/jpeg", data: "B".repeat(90_000) },
+              },
+            ],
+          },
+        ],
+      },
+      protocol: "anthropic",
+      price: sonnet,
+    });
+    expect(anthropic.inputTokens).toBeLessThan(INLINE_IMAGE_TOKENS + 100);
+  });
+
+  it("prices Anthropic input at the cache-write price when the body asks for caching", () => {
+    const body = {
+      max_tokens: 1024,
+      system: [{ type: "text", text: "Long policy text", cache_control: { type: "ephemeral" } }],
+      messages: [{ role: "user", content: "Hi" }],
+    };
+    const estimate = estimateWorstCaseCost({ body, protocol: "anthropic", price: sonnet });
+    expect(estimate.outputTokens).toBe(1024);
+    expect(estimate.costMicroUsd).toBe(
+      costOf(
+        {
+          inputTokens: estimate.inputTokens,
+          outputTokens: 1024,
+          cacheWriteTokens: estimate.inputTokens,
+        },
+        sonnet,
+      ),
+    );
+  });
+
+  it("rejects an invalid max_tokens or protocol, naming it", () => {
+    expect(() =>
+      estimateWorstCaseCost({ body: { max_tokens: -5 }, protocol: "anthropic", price: sonnet }),
+    ).toThrow(expect.objectContaining({ code: "invalid_argument", path: "body.max_tokens" }));
+    expect(() =>
+      estimateWorstCaseCost({ body: {}, protocol: "gemini" as "openai", price: sonnet }),
+    ).toThrow(expect.objectContaining({ path: "protocol" }));
+  });
+});

@@ -1,0 +1,137 @@
+import type { ModelPrice } from "@planfirst/billing-catalog";
+import { costOf, type TokenPrice } from "./cost";
+import { invalidArgument } from "./errors";
+import type { MicroUsd } from "./money";
+
+/** Output tokens assumed when neither the request nor the model states a limit. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+
+/** Input tokens counted for each inline image, instead of its base64 bytes. */
+export const INLINE_IMAGE_TOKENS = 6_000;
+
+/** Input of {@link estimateWorstCaseCost}. */
+export interface WorstCaseCostInput {
+  /** The parsed JSON request body as the client sent it. */
+  body: unknown;
+  /** Wire protocol of the body: OpenAI chat/responses or Anthropic messages. */
+  protocol: "openai" | "anthropic";
+  /** Catalog price of the model that will serve the request (USD per 1M tokens). */
+  price: TokenPrice & Pick<ModelPrice, "maxOutputTokens">;
+  /** Operator limit on output tokens; overrides `price.maxOutputTokens`. */
+  maxOutputTokens?: number;
+}
+
+/** Result of {@link estimateWorstCaseCost}. */
+export interface WorstCaseCost {
+  /** Over-estimate of the prompt tokens. */
+  inputTokens: number;
+  /** Most output tokens the request can produce. */
+  outputTokens: number;
+  /** Cost of those tokens in integer micro-USD, rounded up; the amount to reserve. */
+  costMicroUsd: MicroUsd;
+}
+
+/**
+ * Upper bound on what a request can cost, for the reservation made before dispatch.
+ *
+ * Input: UTF-8 bytes of the body serialised as JSON, divided by 3 and rounded up. Real tokenisers
+ * average about 4 bytes of English per token, and the JSON keys, quotes and escapes are counted
+ * too, so this over-estimates ordinary text. Inline base64 images (`data:image/…;base64,` URLs
+ * and Anthropic `source.type: "base64"` image blocks) count {@link INLINE_IMAGE_TOKENS} each
+ * rather than their bytes; other inline files (PDF, audio) keep their bytes, which over-counts.
+ * A body carrying Anthropic `cache_control` prices every input token at the cache-write price when
+ * that is higher.
+ *
+ * Output: `max_completion_tokens`, `max_tokens` or `max_output_tokens` from the body, capped by
+ * `maxOutputTokens` (or the catalog's `price.maxOutputTokens`); without a limit in the body, that
+ * cap, or {@link DEFAULT_MAX_OUTPUT_TOKENS} when there is none. OpenAI `n` multiplies the output.
+ */
+export function estimateWorstCaseCost(input: WorstCaseCostInput): WorstCaseCost {
+  const { body, protocol, price } = input;
+  if (protocol !== "openai" && protocol !== "anthropic") {
+    invalidArgument("protocol", '"openai" or "anthropic"', protocol);
+  }
+  const scan = scanBody(body);
+  const inputTokens = Math.ceil(scan.bytes / 3) + scan.images * INLINE_IMAGE_TOKENS;
+
+  const requested = readRequestedOutput(body, protocol);
+  const limit = input.maxOutputTokens ?? price.maxOutputTokens;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) {
+    invalidArgument("maxOutputTokens", "a positive integer", limit);
+  }
+  const perChoice =
+    requested === undefined
+      ? (limit ?? DEFAULT_MAX_OUTPUT_TOKENS)
+      : Math.min(requested, limit ?? requested);
+  const choices = protocol === "openai" ? readChoices(body) : 1;
+  const outputTokens = perChoice * choices;
+
+  const writesCache =
+    scan.cacheControl &&
+    price.cacheWritePerMTok !== undefined &&
+    price.cacheWritePerMTok > price.inputPerMTok;
+  const costMicroUsd = costOf(
+    { inputTokens, outputTokens, cacheWriteTokens: writesCache ? inputTokens : 0 },
+    price,
+  );
+  return { inputTokens, outputTokens, costMicroUsd };
+}
+
+interface BodyScan {
+  bytes: number;
+  images: number;
+  cacheControl: boolean;
+}
+
+function scanBody(body: unknown): BodyScan {
+  const scan: BodyScan = { bytes: 0, images: 0, cacheControl: false };
+  const json = JSON.stringify(body, function replace(this: unknown, key: string, value: unknown) {
+    if (key === "cache_control" && value != null) scan.cacheControl = true;
+    if (typeof value === "string" && isInlineImage(this, key, value)) {
+      scan.images += 1;
+      return "";
+    }
+    return value;
+  });
+  scan.bytes = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
+  return scan;
+}
+
+function isInlineImage(holder: unknown, key: string, value: string): boolean {
+  if (value.startsWith("data:image/") && value.includes(";base64,")) return true;
+  if (key !== "data" || typeof holder !== "object" || holder === null) return false;
+  const source = holder as { type?: unknown; media_type?: unknown };
+  return (
+    source.type === "base64" &&
+    typeof source.media_type === "string" &&
+    source.media_type.startsWith("image/")
+  );
+}
+
+function readRequestedOutput(body: unknown, protocol: "openai" | "anthropic"): number | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const fields = body as Record<string, unknown>;
+  const names =
+    protocol === "openai"
+      ? ["max_completion_tokens", "max_tokens", "max_output_tokens"]
+      : ["max_tokens"];
+  for (const name of names) {
+    const value = fields[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      invalidArgument(`body.${name}`, "a non-negative integer", value);
+    }
+    return value;
+  }
+  return undefined;
+}
+
+function readChoices(body: unknown): number {
+  if (typeof body !== "object" || body === null) return 1;
+  const n = (body as { n?: unknown }).n;
+  if (n === undefined || n === null) return 1;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) {
+    invalidArgument("body.n", "a positive integer", n);
+  }
+  return n;
+}

@@ -1,0 +1,115 @@
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import {
+  createSpendLedger,
+  type Reservation,
+  type SpendLedger,
+  type SpendStore,
+} from "../src/index";
+import { createRedisSpendStore } from "../src/redis";
+import { createSqliteSpendStore } from "../src/sqlite";
+import { redisUrl, uniquePrefix } from "./redis-url";
+import { makeTempDir } from "./temp-dir";
+
+const budgetMicro = 1_000_000;
+const requests = 500;
+
+/** Deterministic pseudo-random costs between $0.001 and $0.01 (demand ≈ $2.75 for $1.00). */
+function costsMicro(seed: number): number[] {
+  let state = seed;
+  return Array.from({ length: requests }, () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return 1_000 + (state % 9_001);
+  });
+}
+
+async function raceForOneDollar(stores: [SpendStore, SpendStore]) {
+  const nowMs = Date.UTC(2026, 10, 30, 12);
+  const ledgers = stores.map((store) =>
+    createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs }),
+  ) as [SpendLedger, SpendLedger];
+  await Promise.all(ledgers.map((ledger) => ledger.ready()));
+  const costs = costsMicro(42);
+  const results = await Promise.all(
+    costs.map((micro, index) =>
+      ledgers[index % 2]!.reserve({
+        rung: "cheap",
+        connectionId: "openai",
+        model: "gpt-4.1-mini",
+        maxCostUsd: micro / 1e6,
+        requestId: `race-${index}`,
+      }),
+    ),
+  );
+  const admitted = results.filter((r): r is Reservation => !("refused" in r));
+  const admittedMicro = admitted.reduce((sum, r) => sum + r.amountMicroUsd, 0);
+
+  // Settle every admitted request at 60–100 % of its worst case, from the other instance.
+  const actualMicro = admitted.map((r, i) =>
+    Math.floor((r.amountMicroUsd * (60 + (i % 41))) / 100),
+  );
+  await Promise.all(
+    admitted.map((reservation, index) =>
+      ledgers[(index + 1) % 2]!.settle(reservation, actualMicro[index]! / 1e6, {
+        model: "gpt-4.1-mini",
+        inputTokens: 1000,
+        outputTokens: 100,
+      }),
+    ),
+  );
+  return { ledgers, admitted, admittedMicro, actualMicro, maxCostMicro: Math.max(...costs) };
+}
+
+describe("500 concurrent reservations against a $1.00 budget", () => {
+  const temp = makeTempDir();
+  const prefix = uniquePrefix("concurrency");
+  const admin = new Redis(redisUrl);
+
+  afterAll(async () => {
+    temp.remove();
+    const keys = await admin.keys(`{${prefix}}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    await admin.quit();
+  });
+
+  it("B6 two ledger instances on one Redis never admit more than $1.00", async () => {
+    const stores: [SpendStore, SpendStore] = [
+      createRedisSpendStore({ url: redisUrl, keyPrefix: prefix }),
+      createRedisSpendStore({ url: redisUrl, keyPrefix: prefix }),
+    ];
+    const { ledgers, admitted, admittedMicro, actualMicro, maxCostMicro } =
+      await raceForOneDollar(stores);
+    expect(admittedMicro).toBeLessThanOrEqual(budgetMicro);
+    // Every refusal saw less than its own cost left, and commitments only grew: the budget was used.
+    expect(admittedMicro).toBeGreaterThan(budgetMicro - maxCostMicro);
+    expect(admitted.length).toBeLessThan(requests);
+    const spentMicro = actualMicro.reduce((sum, micro) => sum + micro, 0);
+    expect(spentMicro).toBeLessThanOrEqual(budgetMicro);
+    for (const ledger of ledgers) {
+      await vi.waitFor(() => expect(ledger.spentUsd("cheap")).toBe(spentMicro / 1e6), {
+        timeout: 3000,
+      });
+      expect(ledger.reservedUsd("cheap")).toBe(0);
+    }
+    expect(await ledgers[0].records()).toHaveLength(admitted.length);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it("B6 two SQLite handles on one file never admit more than $1.00", async () => {
+    const path = join(temp.dir, "race.db");
+    const stores: [SpendStore, SpendStore] = [
+      createSqliteSpendStore({ path }),
+      createSqliteSpendStore({ path }),
+    ];
+    const { ledgers, admitted, admittedMicro, actualMicro, maxCostMicro } =
+      await raceForOneDollar(stores);
+    expect(admittedMicro).toBeLessThanOrEqual(budgetMicro);
+    expect(admittedMicro).toBeGreaterThan(budgetMicro - maxCostMicro);
+    const spentMicro = actualMicro.reduce((sum, micro) => sum + micro, 0);
+    expect(spentMicro).toBeLessThanOrEqual(budgetMicro);
+    for (const ledger of ledgers) expect(ledger.spentUsd("cheap")).toBe(spentMicro / 1e6);
+    expect(await ledgers[1].records()).toHaveLength(admitted.length);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+});

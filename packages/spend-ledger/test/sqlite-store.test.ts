@@ -1,0 +1,64 @@
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSpendLedger } from "../src/index";
+import { createSqliteSpendStore } from "../src/sqlite";
+import { describeSpendStoreContract } from "./store-contract";
+import { makeTempDir } from "./temp-dir";
+
+describeSpendStoreContract("sqlite", () => {
+  const temp = makeTempDir();
+  const path = join(temp.dir, "spend.db");
+  return {
+    store: createSqliteSpendStore({ path }),
+    openPeer: () => createSqliteSpendStore({ path }),
+    cleanup: temp.remove,
+  };
+});
+
+describe("sqlite spend store", () => {
+  const temp = makeTempDir();
+  afterAll(() => temp.remove());
+
+  it("keeps spend, live reservations and records across a reopen", async () => {
+    const path = join(temp.dir, "reopen.db");
+    const nowMs = Date.UTC(2026, 10, 30, 9);
+    const first = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store: first, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const settled = await ledger.reserve({
+      rung: "cheap",
+      connectionId: "openai",
+      model: "gpt-4.1-mini",
+      maxCostUsd: 0.5,
+      requestId: "a",
+    });
+    if ("refused" in settled) throw new Error("refused");
+    await ledger.settle(settled, 0.25, { model: "gpt-4.1-mini", inputTokens: 10, outputTokens: 5 });
+    await ledger.reserve({
+      rung: "cheap",
+      connectionId: "openai",
+      model: "gpt-4.1-mini",
+      maxCostUsd: 0.5,
+      requestId: "b",
+    });
+    await first.close();
+
+    const second = createSqliteSpendStore({ path });
+    const reopened = createSpendLedger({
+      store: second,
+      budgetsUsd: { cheap: 1 },
+      now: () => nowMs,
+    });
+    expect(reopened.spentUsd("cheap")).toBe(0.25);
+    expect(reopened.reservedUsd("cheap")).toBe(0.5);
+    expect((await reopened.records()).map((r) => r.requestId)).toEqual(["a"]);
+    expect(second.database.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(second.database.pragma("synchronous", { simple: true })).toBe(2);
+    await second.close();
+  });
+
+  it("reports an unusable path as a store_failure", () => {
+    expect(() =>
+      createSqliteSpendStore({ path: join(temp.dir, "missing", "dir", "x.db") }),
+    ).toThrow(expect.objectContaining({ name: "SpendLedgerError", code: "store_failure" }));
+  });
+});
