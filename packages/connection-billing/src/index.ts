@@ -1,1 +1,17 @@
-export {};
+export type {
+  ConnectionBillingClass,
+  ConnectionBillingEntry,
+  ConnectionOverageBehavior,
+} from "@planfirst/billing-catalog";
+export {
+  classifyConnectionBilling,
+  isOverageSafe,
+  isPlanIncluded,
+} from "./classify-connection-billing";
+export type {
+  ConnectionBillingRule,
+  ConnectionBillingVerdict,
+  ConnectionClassifier,
+  ConnectionRef,
+} from "./connection-classifier";
+export { createConnectionClassifier } from "./connection-classifier";
