@@ -22,6 +22,12 @@ export interface QuotaWindow {
   source: string;
   /** ISO-8601 instant of the response that carried the reading. */
   observedAt: string;
+  /**
+   * Percent used exactly as the provider reported it, unclamped: above 100 means paid overage is
+   * being billed (Claude `7d_oi` at 1.02), and a Copilot `percent_remaining` below 0 shows here as
+   * more than 100 used. Absent when the provider reports no used share.
+   */
+  rawUsedPercent?: number;
 }
 
 /**

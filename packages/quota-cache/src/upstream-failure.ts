@@ -34,4 +34,21 @@ export interface UpstreamFailure {
 export interface ResponseSignals {
   windows: QuotaWindow[];
   failure?: UpstreamFailure;
+  /** Claude subscription "extra usage" (paid overage) evidence, when the response carried it. */
+  overage?: OverageSignal;
+}
+
+/**
+ * Paid overage state reported by a subscription (Claude `anthropic-ratelimit-unified-overage-*`).
+ * A connection serving from overage costs money, so it ranks after flat-rate connections.
+ */
+export interface OverageSignal {
+  /** Provider decision for overage: `allowed`, `allowed_warning` or `rejected`. */
+  status: "allowed" | "allowed_warning" | "rejected";
+  /** Why overage cannot be used (`out_of_credits`, `org_level_disabled`…), when sent. */
+  disabledReason?: string;
+  /** True when the plan is exhausted and requests are being served from paid overage. */
+  inUse?: boolean;
+  /** ISO-8601 reset of the overage period, when sent. */
+  resetAt?: string | null;
 }
