@@ -1,3 +1,67 @@
+export type {
+  Cooldown,
+  CooldownBook,
+  CooldownBookOptions,
+  CooldownScopeOptions,
+} from "./cooldown-book";
+export { createCooldownBook } from "./cooldown-book";
+export type { QuotaCacheErrorCode } from "./errors";
+export { QuotaCacheError } from "./errors";
+export type { HysteresisBand } from "./hysteresis";
+export { nextExhaustionLatch } from "./hysteresis";
+export { createMemoryQuotaStore } from "./memory-store";
+export { scopeAppliesToModel } from "./model-scope";
+export type { ObserveFailureOptions, QuotaCache, QuotaCacheOptions } from "./quota-cache";
+export { createQuotaCache } from "./quota-cache";
 export type { QuotaState, QuotaWindow, QuotaWindowScope } from "./quota-state";
 export { clampCooldownToReset, isStateStaleForReset } from "./quota-state";
-export type { ResponseSignals, UpstreamFailure, UpstreamFailureKind } from "./upstream-failure";
+export type {
+  QuotaStore,
+  QuotaStoreBucket,
+  QuotaStoreLogger,
+  QuotaStoreRecord,
+} from "./quota-store";
+export type {
+  RefreshOutcome,
+  RefreshScheduler,
+  RefreshSchedulerOptions,
+} from "./refresh-scheduler";
+export { createRefreshScheduler } from "./refresh-scheduler";
+export type {
+  GenericResponseInput,
+  HeaderInput,
+  ResponseInput,
+  ResponseSignalParser,
+  UsagePayloadParser,
+} from "./signals";
+export {
+  OPENROUTER_FREE_SCOPE,
+  parseAnthropicApiResponse,
+  parseClaudeOauthUsage,
+  parseClaudeSubscriptionResponse,
+  parseCodeAssistQuota,
+  parseCodexResponse,
+  parseCodexUsage,
+  parseCopilotQuota,
+  parseCopilotResponse,
+  parseEpoch,
+  parseGeminiResponse,
+  parseGenericResponse,
+  parseGoDuration,
+  parseHttpDate,
+  parseIetfRateLimit,
+  parseOpenAiResponse,
+  parseOpenRouterKey,
+  parseOpenRouterResponse,
+  parseProseRetryHint,
+  parseResponseSignals,
+  parseRetryAfter,
+  parseUsagePayload,
+  USAGE_ENDPOINT_PARSERS,
+} from "./signals";
+export type {
+  OverageSignal,
+  ResponseSignals,
+  UpstreamFailure,
+  UpstreamFailureKind,
+} from "./upstream-failure";

@@ -1,0 +1,293 @@
+import type { CooldownBook } from "./cooldown-book";
+import { assertNumberOption } from "./errors";
+import { nextExhaustionLatch } from "./hysteresis";
+import { createMemoryQuotaStore } from "./memory-store";
+import { scopeAppliesToModel } from "./model-scope";
+import type { QuotaState, QuotaWindow } from "./quota-state";
+import type { QuotaStore } from "./quota-store";
+import type { UpstreamFailure } from "./upstream-failure";
+import {
+  normaliseWindow,
+  parseWindowRecord,
+  type WindowRecord,
+  windowRecordKey,
+} from "./window-record";
+
+/** Options of {@link createQuotaCache}. */
+export interface QuotaCacheOptions {
+  /** Where readings live. Default: a new memory store (this process only). */
+  store?: QuotaStore;
+  /** Clock, epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /** S1: a reading is fresh for this long after its `observedAt`, in ms. Default 180 000. */
+  ttlMs?: number;
+  /** H1: remaining percent at or below which a window latches as exhausted. Default 2. */
+  exitCutoffPercent?: number;
+  /** H2: a fresh reading above this remaining percent clears the latch. Default 5. */
+  reentryMinRemainingPercent?: number;
+  /**
+   * The cooldown book, when wired: `needsRefresh` skips connections in an account-wide cooldown,
+   * and a fresh reading showing headroom releases quota cooldowns early
+   * (`CooldownBook.releaseOnHeadroom`).
+   */
+  cooldowns?: CooldownBook;
+}
+
+/** Options of {@link QuotaCache.observeFailure}. */
+export interface ObserveFailureOptions {
+  /** The model the failing request was for; scopes the mark when the failure is model-scoped. */
+  model?: string;
+}
+
+/** Live quota state per connection and window. Every method is synchronous and never throws. */
+export interface QuotaCache {
+  /**
+   * Merges readings for a connection by (windowId, scope model): a newer `observedAt` replaces
+   * the held reading, an older one is ignored. Updates each window's latch (H1–H2).
+   */
+  observe(connectionId: string, windows: readonly QuotaWindow[]): void;
+  /**
+   * Records a quota failure (`window_exhausted`, `credits_exhausted`) as an exhausted window,
+   * scoped to the model when the failure is, with the failure's reset (or retry instant); latches
+   * H1. `rate_limited`, `overloaded` and `auth_invalid` mark no quota.
+   */
+  observeFailure(
+    connectionId: string,
+    failure: UpstreamFailure,
+    options?: ObserveFailureOptions,
+  ): void;
+  /**
+   * Quota state of a connection for a model (ladder.md §5), or undefined when there is no
+   * reading or every applicable reading is older than `ttlMs` (S1). `provider` is accepted to fit
+   * the ladder's resolver; connection ids are unique, so lookups are by connection.
+   */
+  get(provider: string, connectionId: string, model?: string): QuotaState | undefined;
+  /**
+   * Connections whose reading is missing (for ids passed in), expired (newest reading older than
+   * `ttlMs`) or past a window's reset (S2), minus those in an account-wide cooldown. Without ids:
+   * every connection the store holds readings for.
+   */
+  needsRefresh(connectionIds?: readonly string[]): string[];
+}
+
+const QUOTA_FAILURES = new Set(["window_exhausted", "credits_exhausted"]);
+
+function parseMs(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function sameScope(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return scopeAppliesToModel(a, b) || scopeAppliesToModel(b, a);
+}
+
+/** Orders windows so the binding one comes first: lowest remaining, then latest reset. */
+function compareBinding(a: QuotaWindow, b: QuotaWindow): number {
+  const effective = (w: QuotaWindow) =>
+    w.status === "exhausted" ? 0 : (w.remainingPercent ?? Number.POSITIVE_INFINITY);
+  const byRemaining = effective(a) - effective(b);
+  if (byRemaining !== 0 && !Number.isNaN(byRemaining)) return byRemaining;
+  // Equal remaining: the window that returns last keeps the connection out longest.
+  const reset = (w: QuotaWindow) => parseMs(w.resetAt) ?? Number.POSITIVE_INFINITY;
+  const byReset = reset(b) - reset(a);
+  return Number.isNaN(byReset) ? 0 : byReset;
+}
+
+/**
+ * Creates the quota cache (issue 4 item 2). Windows keep their own scope, reset and observation
+ * time. Model scope: a window scoped to a model gates only the models that scope applies to
+ * (`scopeAppliesToModel`: case-insensitive, by family, so `opus` gates `claude-opus-4-1`); a call
+ * without a model sees account-wide windows only.
+ *
+ * Which windows apply to `get`:
+ * - a window past its reset is still reported (so `isStateStaleForReset` fires when it binds,
+ *   and `needsRefresh` lists the connection) for `ttlMs` after that reset, then no longer applies:
+ *   nothing sticky outlives a reset (S5), and its latch is kept for the next reading (H2);
+ * - a failure mark without a reset (a headerless 429, pitfall 9) applies for `ttlMs` only; the
+ *   cooldown book decides when to retry, no reset is invented.
+ */
+export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
+  const store = options.store ?? createMemoryQuotaStore();
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlMs ?? 180_000;
+  const band = {
+    exitCutoffPercent: options.exitCutoffPercent ?? 2,
+    reentryMinRemainingPercent: options.reentryMinRemainingPercent ?? 5,
+  };
+  const cooldowns = options.cooldowns;
+  assertNumberOption("ttlMs", ttlMs, 0, Number.MAX_SAFE_INTEGER);
+  assertNumberOption("exitCutoffPercent", band.exitCutoffPercent, 0, 100);
+  assertNumberOption("reentryMinRemainingPercent", band.reentryMinRemainingPercent, 0, 100);
+
+  // Stored records are replaced, never mutated, so each is parsed once per cache.
+  const parsed = new WeakMap<object, WindowRecord | null>();
+
+  function records(connectionId: string): { key: string; record: WindowRecord }[] {
+    const out: { key: string; record: WindowRecord }[] = [];
+    for (const stored of store.list("windows", connectionId)) {
+      let record = parsed.get(stored);
+      if (record === undefined) {
+        record = parseWindowRecord(stored.value) ?? null;
+        parsed.set(stored, record);
+      }
+      if (record) out.push({ key: stored.key, record });
+    }
+    return out;
+  }
+
+  /** Whether a stored window still says anything at `nowMs`, scope aside. */
+  function isLive(record: WindowRecord, nowMs: number): boolean {
+    const resetMs = parseMs(record.window.resetAt);
+    if (resetMs !== null && nowMs > resetMs + ttlMs) return false;
+    if (record.origin !== "reading" && resetMs === null) {
+      return nowMs - Date.parse(record.window.observedAt) <= ttlMs;
+    }
+    return true;
+  }
+
+  function appliesToModel(window: QuotaWindow, model: string | undefined): boolean {
+    const scopeModel = window.scope?.model;
+    if (!scopeModel) return true;
+    return model !== undefined && scopeAppliesToModel(scopeModel, model);
+  }
+
+  function releaseCooldowns(connectionId: string): void {
+    if (!cooldowns) return;
+    const models = new Set<string | undefined>([undefined]);
+    for (const cooldown of cooldowns.activeCooldowns(connectionId)) {
+      if (cooldown.model) models.add(cooldown.model);
+    }
+    for (const model of models) {
+      const state = get("", connectionId, model);
+      cooldowns.releaseOnHeadroom(connectionId, state, model ? { model } : {});
+    }
+  }
+
+  function observe(connectionId: string, windows: readonly QuotaWindow[]): void {
+    const nowMs = now();
+    const held = records(connectionId);
+    const unnamedMarks = held.filter((entry) => entry.record.origin === "unnamed-mark");
+    const superseded = new Set<string>();
+    for (const input of windows) {
+      const window = normaliseWindow(input);
+      if (!window) continue;
+      const observedMs = Date.parse(window.observedAt);
+      const key = windowRecordKey(window.windowId, window.scope?.model);
+      const previous = held.find((entry) => entry.key === key)?.record;
+      if (previous && Date.parse(previous.window.observedAt) > observedMs) continue;
+      // An unnamed mark older than this reading, in the same scope, is replaced by it; its
+      // latch carries over so a quota 429 still counts for H1.
+      let inheritedLatch = false;
+      for (const mark of unnamedMarks) {
+        if (
+          sameScope(mark.record.window.scope?.model, window.scope?.model) &&
+          Date.parse(mark.record.window.observedAt) < observedMs
+        ) {
+          inheritedLatch ||= mark.record.latched;
+          superseded.add(mark.key);
+        }
+      }
+      const fresh = nowMs - observedMs <= ttlMs;
+      const latched = nextExhaustionLatch(
+        (previous?.latched ?? false) || inheritedLatch,
+        window,
+        band,
+        fresh,
+      );
+      const record: WindowRecord = { window, latched, origin: "reading" };
+      store.put("windows", { connectionId, key, rev: observedMs, value: record });
+    }
+    for (const key of superseded) store.remove("windows", connectionId, key);
+    releaseCooldowns(connectionId);
+  }
+
+  function observeFailure(
+    connectionId: string,
+    failure: UpstreamFailure,
+    failureOptions: ObserveFailureOptions = {},
+  ): void {
+    if (!QUOTA_FAILURES.has(failure.kind)) return;
+    const nowMs = now();
+    const scopeModel = failure.scope
+      ? (failure.scope.model ?? failureOptions.model)?.trim() || undefined
+      : undefined;
+    const windowId =
+      failure.windowId || (failure.kind === "credits_exhausted" ? "credits" : "exhausted");
+    const key = windowRecordKey(windowId, scopeModel);
+    const previous = records(connectionId).find((entry) => entry.key === key)?.record;
+    const resetMs = parseMs(failure.resetAt) ?? parseMs(failure.retryAt);
+    const window: QuotaWindow = {
+      windowId,
+      remainingPercent: 0,
+      resetAt: resetMs !== null && resetMs > nowMs ? new Date(resetMs).toISOString() : null,
+      status: "exhausted",
+      source: "failure",
+      observedAt: new Date(nowMs).toISOString(),
+    };
+    if (scopeModel) window.scope = { model: scopeModel };
+    if (previous?.window.windowSeconds) window.windowSeconds = previous.window.windowSeconds;
+    const record: WindowRecord = {
+      window,
+      latched: true,
+      origin: failure.windowId ? "named-mark" : "unnamed-mark",
+    };
+    store.put("windows", { connectionId, key, rev: nowMs, value: record });
+  }
+
+  function get(_provider: string, connectionId: string, model?: string): QuotaState | undefined {
+    const nowMs = now();
+    const applicable = records(connectionId)
+      .map((entry) => entry.record)
+      .filter((record) => isLive(record, nowMs) && appliesToModel(record.window, model));
+    if (applicable.length === 0) return undefined;
+    const observedMs = applicable.map((record) => Date.parse(record.window.observedAt));
+    const newestMs = Math.max(...observedMs);
+    if (nowMs - newestMs > ttlMs) return undefined;
+    const ordered = [...applicable].sort((a, b) => compareBinding(a.window, b.window));
+    const binding = ordered[0]!.window;
+    const exhausted =
+      binding.status === "exhausted" ||
+      (binding.remainingPercent !== null && binding.remainingPercent <= 0);
+    const remainingPercent =
+      binding.remainingPercent === null && binding.status === "exhausted"
+        ? 0
+        : binding.remainingPercent;
+    return {
+      status: exhausted ? "exhausted" : remainingPercent === null ? "unknown" : "available",
+      remainingPercent,
+      resetAt: binding.resetAt,
+      // The oldest applicable reading: a state is only as fresh as its stalest window.
+      checkedAt: new Date(Math.min(...observedMs)).toISOString(),
+      // Any latched window keeps the state latched, even when another window reads lower.
+      hasBeenExhausted: applicable.some((record) => record.latched),
+      windows: ordered.map((record) => ({
+        ...record.window,
+        ...(record.window.scope ? { scope: { ...record.window.scope } } : {}),
+      })),
+    };
+  }
+
+  function isDue(connectionId: string, nowMs: number): boolean {
+    const live = records(connectionId)
+      .map((entry) => entry.record)
+      .filter((record) => isLive(record, nowMs));
+    const readings = live.filter((record) => record.origin === "reading");
+    if (readings.length === 0) return true;
+    const newestMs = Math.max(...readings.map((record) => Date.parse(record.window.observedAt)));
+    if (nowMs - newestMs > ttlMs) return true;
+    return live.some((record) => {
+      const resetMs = parseMs(record.window.resetAt);
+      return resetMs !== null && resetMs <= nowMs;
+    });
+  }
+
+  function needsRefresh(connectionIds?: readonly string[]): string[] {
+    const nowMs = now();
+    const ids = [...new Set(connectionIds ?? store.connectionIds("windows"))];
+    return ids.filter((id) => !cooldowns?.isCoolingDown(id) && isDue(id, nowMs));
+  }
+
+  return { observe, observeFailure, get, needsRefresh };
+}
