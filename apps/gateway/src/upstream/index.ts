@@ -1,0 +1,17 @@
+export {
+  ANTHROPIC_OAUTH_BETA,
+  ANTHROPIC_VERSION,
+  type BuildUpstreamRequestOptions,
+  buildUpstreamRequest,
+  type UpstreamTarget,
+  upstreamUrl,
+} from "./build-upstream-request";
+export {
+  type AbortSignalLike,
+  createUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./upstream-client";
+export { UpstreamError, type UpstreamErrorCode } from "./upstream-error";

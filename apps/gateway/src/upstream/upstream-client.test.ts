@@ -1,0 +1,157 @@
+import { createServer } from "node:net";
+import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createSseParser } from "../protocols";
+import { buildUpstreamRequest } from "./build-upstream-request";
+import { createUpstreamClient, type UpstreamRequest } from "./upstream-client";
+import { UpstreamError } from "./upstream-error";
+
+const SECRET = "sk-test-secret-credential-0001";
+
+let upstream: FakeUpstream;
+const client = createUpstreamClient();
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream({ protocol: "openai" });
+});
+afterAll(async () => {
+  client.close();
+  await upstream.close();
+});
+beforeEach(() => upstream.reset());
+
+function request(
+  body: Record<string, unknown>,
+  overrides: Partial<UpstreamRequest> = {},
+): UpstreamRequest {
+  return {
+    ...buildUpstreamRequest(
+      { baseUrl: upstream.url, protocol: "openai", authType: "apikey", credential: SECRET },
+      JSON.stringify({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "hi" }],
+        ...body,
+      }),
+      { timeoutMs: 2_000 },
+    ),
+    ...overrides,
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UpstreamError);
+    return error as UpstreamError;
+  }
+  throw new Error("expected a rejection");
+}
+
+async function drain(body: AsyncIterable<Uint8Array>): Promise<string> {
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  return text;
+}
+
+describe("createUpstreamClient", () => {
+  it("sends the serialised body and returns status, lower-case headers and JSON", async () => {
+    upstream.script([{ headers: { "X-RateLimit-Remaining-Requests": "4999" } }]);
+    const response = await client.send(request({}));
+    expect(response.status).toBe(200);
+    expect(response.headers["x-ratelimit-remaining-requests"]).toBe("4999");
+    expect(await response.json()).toMatchObject({
+      object: "chat.completion",
+      model: "gpt-4o-mini",
+    });
+    expect(upstream.hits[0]!.body).toMatchObject({ model: "gpt-4o-mini" });
+  });
+
+  it("reuses one keep-alive socket for sequential requests to an origin", async () => {
+    for (let i = 0; i < 3; i++) await (await client.send(request({}))).text();
+    const ports = upstream.hits.map((hit) => hit.remotePort);
+    expect(new Set(ports).size).toBe(1);
+  });
+
+  it("reuses the socket after discard() of a small error body", async () => {
+    upstream.script([{ status: 429, body: { error: { message: "slow down" } } }, {}]);
+    (await client.send(request({}))).discard();
+    // The drained socket goes back to the pool on the next turns of the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await (await client.send(request({}))).text();
+    expect(upstream.hits[0]!.remotePort).toBe(upstream.hits[1]!.remotePort);
+  });
+
+  it("rejects with timeout when headers do not arrive within timeoutMs, without the credential", async () => {
+    upstream.script([{ delayMs: 1_000 }]);
+    const error = await rejection(client.send(request({}, { timeoutMs: 100 })));
+    expect(error.code).toBe("timeout");
+    expect(error.message).not.toContain(SECRET);
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+  });
+
+  it("rejects with network on a closed port", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address() as { port: number };
+        server.close(() => resolve(address.port));
+      });
+    });
+    const error = await rejection(
+      client.send(request({}, { url: `http://127.0.0.1:${port}/v1/chat/completions` })),
+    );
+    expect(error.code).toBe("network");
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it("streams a large body chunk by chunk", async () => {
+    const chunks = Array.from({ length: 2_000 }, (_, i) => `${i}:${"x".repeat(500)}`);
+    upstream.script([{ stream: { chunks } }]);
+    const response = await client.send(request({ stream: true }));
+    const parser = createSseParser();
+    let content = 0;
+    for await (const chunk of response.body) {
+      for (const event of parser.push(chunk)) if (/"content":"\d+:/.test(event.data)) content++;
+    }
+    expect(content).toBe(chunks.length);
+  });
+
+  it("throws timeout from the body iterator after an idle gap mid-body", async () => {
+    upstream.script([{ stream: { chunks: ["a", "b"], chunkDelayMs: 1_000 } }]);
+    const response = await client.send(request({ stream: true }, { idleTimeoutMs: 150 }));
+    const error = await rejection(drain(response.body));
+    expect(error.code).toBe("timeout");
+  });
+
+  it("throws network from the body iterator when the upstream cuts the stream", async () => {
+    upstream.script([{ stream: { chunks: ["a", "b", "c"], cutAfter: 1 } }]);
+    const response = await client.send(request({ stream: true }));
+    const error = await rejection(drain(response.body));
+    expect(error.code).toBe("network");
+  });
+
+  it("aborts before headers and mid-body", async () => {
+    upstream.script([
+      { delayMs: 1_000 },
+      { stream: { chunks: ["a", "b", "c"], chunkDelayMs: 300 } },
+    ]);
+    const before = new AbortController();
+    const pending = client.send(request({}, { signal: before.signal }));
+    setTimeout(() => before.abort(), 50);
+    expect((await rejection(pending)).code).toBe("aborted");
+
+    const mid = new AbortController();
+    const response = await client.send(request({ stream: true }, { signal: mid.signal }));
+    const reading = drain(response.body);
+    setTimeout(() => mid.abort(), 100);
+    expect((await rejection(reading)).code).toBe("aborted");
+
+    const already = new AbortController();
+    already.abort();
+    expect((await rejection(client.send(request({}, { signal: already.signal })))).code).toBe(
+      "aborted",
+    );
+  });
+});
