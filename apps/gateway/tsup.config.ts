@@ -1,10 +1,4 @@
+import { packageBuild } from "@planfirst/build-config/tsup";
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-});
+export default defineConfig(packageBuild(["src/index.ts"]));

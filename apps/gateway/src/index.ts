@@ -1,1 +1,63 @@
-export {};
+export { buildGatewayApp, createApp, type GatewayApp } from "./app";
+export type { AppContext, GatewayEnv } from "./app-context";
+export {
+  ANONYMOUS_CLIENT,
+  type ClientIdentity,
+  type ClientKeyVerifier,
+  createClientKeyVerifier,
+} from "./auth/client-keys";
+export { type ConfigFinding, checkConfig } from "./config/check-config";
+export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
+export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
+export {
+  type ClientKeyConfig,
+  type ConnectionConfig,
+  type GatewayConfig,
+  type GatewayConfigInput,
+  gatewayConfigSchema,
+  type SubscriptionLadderConfig,
+} from "./config/schema";
+export {
+  type GatewayEnv as SecretEnv,
+  type ResolvedClientKey,
+  type ResolvedSecrets,
+  resolveSecrets,
+} from "./config/secrets";
+export type {
+  GatewayCooldowns,
+  GatewayDeps,
+  GatewayLedger,
+  GatewayQuotaCache,
+} from "./deps";
+export {
+  type ExplainSource,
+  explainModel,
+  explainSourceOf,
+  type GatewayExclusion,
+  type ModelExplanation,
+} from "./dispatch/explain";
+export { RECEIPT_HEADERS, type Receipt } from "./dispatch/receipt";
+export {
+  type CandidateGroup,
+  createRoutingTable,
+  type RoutingTable,
+} from "./dispatch/routing-table";
+export {
+  type AttemptRecord,
+  ConfigError,
+  GatewayError,
+  type GatewayProblem,
+} from "./errors";
+export { type CreateGatewayOptions, createGateway, type Gateway } from "./gateway";
+export { createLogger, REDACTED_LOG_PATHS } from "./observability/logger";
+export { createMetrics, type GatewayMetrics } from "./observability/metrics";
+export {
+  connectionLines,
+  DEFAULT_CONFIG_FILE,
+  EXAMPLE_CONFIG_FILE,
+  isLoopbackHost,
+  type RunningServer,
+  type StartServerOptions,
+  startServer,
+} from "./server";
+export { type GatewayStatus, gatewayStatus } from "./status/gateway-status";

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig } from "../src/config/load-config";
+import { startServer } from "../src/server";
+import { startInstantUpstream } from "./instant-upstream";
+import { startRawProxy } from "./raw-proxy";
+
+// One benchmark server in its own process, so the load generator and the other servers never
+// share its event loop or its CPU time. Usage: child.ts upstream | raw-proxy URL | gateway URL.
+// Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
+// CPU time it has used and { type: "memory" } with its memory figures; closes and exits on
+// { type: "close" } (so --cpu-prof can write its file).
+
+/** Messages the parent sends. */
+export type ChildCommand = { type: "cpu" } | { type: "memory" } | { type: "close" };
+
+/** Messages a child sends. */
+export type ChildReport =
+  | { type: "listening"; url: string }
+  /** User + system CPU time since the process started, microseconds. */
+  | { type: "cpu"; cpuMicros: number }
+  | { type: "memory"; rssBytes: number; heapUsedAfterGcBytes: number | null };
+
+const [role, target] = process.argv.slice(2);
+const send = (report: ChildReport) => process.send?.(report);
+
+let close: () => Promise<void> | void;
+let url: string;
+if (role === "upstream") {
+  const upstream = await startInstantUpstream();
+  ({ url } = upstream);
+  close = upstream.close;
+} else if (role === "raw-proxy") {
+  const proxy = await startRawProxy(new URL(target!));
+  ({ url } = proxy);
+  close = proxy.close;
+} else if (role === "gateway") {
+  const dir = mkdtempSync(join(tmpdir(), "planfirst-bench-"));
+  const config = parseConfig({
+    // Default store (SQLite) and the default log level: nothing is logged per routed request.
+    server: { port: 0, logLevel: "info" },
+    storage: { driver: "sqlite", path: join(dir, "state.db") },
+    connections: [
+      {
+        id: "local",
+        provider: "ollama",
+        authType: "none",
+        protocol: "openai",
+        baseUrl: target!,
+        models: ["bench-model"],
+      },
+    ],
+  });
+  const gateway = await startServer({ config, env: {}, print: () => undefined, pollUsage: false });
+  url = gateway.url;
+  close = async () => {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+} else {
+  throw new Error(`unknown role "${role}": use upstream, raw-proxy URL or gateway URL`);
+}
+
+process.on("message", async (command: ChildCommand) => {
+  if (command.type === "cpu") {
+    const { user, system } = process.cpuUsage();
+    send({ type: "cpu", cpuMicros: user + system });
+  } else if (command.type === "memory") {
+    // RSS as the load left it; then the live heap after a full collection (the leak indicator).
+    const rssBytes = process.memoryUsage().rss;
+    const gc = (globalThis as { gc?: () => void }).gc;
+    let heapUsedAfterGcBytes: number | null = null;
+    if (gc) {
+      gc();
+      heapUsedAfterGcBytes = process.memoryUsage().heapUsed;
+    }
+    send({ type: "memory", rssBytes, heapUsedAfterGcBytes });
+  } else if (command.type === "close") {
+    await close();
+    process.exit(0);
+  }
+});
+// The parent went away without saying so: do not linger.
+process.on("disconnect", () => process.exit(0));
+send({ type: "listening", url });

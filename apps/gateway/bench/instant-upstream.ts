@@ -1,0 +1,55 @@
+import http from "node:http";
+
+const completion = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 1_796_000_000,
+  model: "bench-model",
+  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+});
+const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
+const base = {
+  id: "chatcmpl-bench",
+  object: "chat.completion.chunk",
+  created: 1_796_000_000,
+  model: "bench-model",
+};
+const stream =
+  frame({
+    ...base,
+    choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+  }) +
+  frame({ ...base, choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] }) +
+  frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+  frame({
+    ...base,
+    choices: [],
+    usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+  }) +
+  "data: [DONE]\n\n";
+
+/** An OpenAI-compatible upstream that answers instantly (no recording, no parsing beyond `stream`). */
+export function startInstantUpstream(): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const isStream = Buffer.concat(chunks).includes('"stream":true');
+      if (isStream) {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(stream);
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(completion);
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
+    });
+  });
+}

@@ -1,0 +1,125 @@
+import { Hono } from "hono";
+import type { AppContext, GatewayEnv } from "./app-context";
+import { createClientKeyVerifier } from "./auth/client-keys";
+import type { GatewayDeps } from "./deps";
+import { createDispatcher } from "./dispatch/dispatch";
+import { createRoutingTable } from "./dispatch/routing-table";
+import { GatewayError } from "./errors";
+import { errorBody } from "./http/error-body";
+import { requestHeader } from "./http/node-env";
+import { ProtocolError, type WireProtocol } from "./protocols";
+import { chatCompletionsRoutes } from "./routes/chat-completions";
+import { healthRoutes } from "./routes/health";
+import { ladderRoutes } from "./routes/ladder";
+import { messagesRoutes } from "./routes/messages";
+import { modelsRoutes } from "./routes/models";
+import { statusRoutes } from "./routes/status";
+
+/** A built gateway app: the Hono app plus what it built from its deps. */
+export interface GatewayApp {
+  /** The Hono app; pass `app.fetch` to `serve()` or call `app.request()` in tests. */
+  readonly hono: Hono<GatewayEnv>;
+  readonly context: AppContext;
+}
+
+/**
+ * Builds the gateway's Hono app from injected deps (see `buildGatewayApp`); pass `app.fetch` to
+ * `serve()`, or call `app.request()` in tests.
+ */
+export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
+  return buildGatewayApp(deps).hono;
+}
+
+/**
+ * Builds the gateway's Hono app from injected deps. Everything static (routing table, catalog
+ * index, tier resolver, client-key digests, the pool per model id) is built here once, never per
+ * request. Every endpoint but `/healthz` requires a client key when keys are configured
+ * (`Authorization: Bearer KEY` or `x-api-key: KEY`). Errors are mapped to HTTP in one `onError`:
+ * Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a credential.
+ */
+export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
+  const table = createRoutingTable(deps.config, deps.secrets);
+  const dispatcher = createDispatcher(deps, table);
+  const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
+  const context: AppContext = { deps, table, dispatcher, verifier };
+
+  const hono = new Hono<GatewayEnv>();
+  hono.use(async (c, next) => {
+    if (c.req.path === "/healthz") return next();
+    const client = verifier.verify(
+      requestHeader(c, "authorization"),
+      requestHeader(c, "x-api-key"),
+    );
+    if (!client) {
+      throw new GatewayError(
+        "a valid client key is required (Authorization: Bearer or x-api-key)",
+        {
+          code: "invalid_api_key",
+          status: 401,
+          type: "authentication_error",
+        },
+      );
+    }
+    c.set("client", client);
+    return next();
+  });
+  hono.route("/", healthRoutes(context));
+  hono.route("/", chatCompletionsRoutes(context));
+  hono.route("/", messagesRoutes(context));
+  hono.route("/", modelsRoutes(context));
+  hono.route("/", ladderRoutes(context));
+  hono.route("/", statusRoutes(context));
+
+  hono.notFound((c) => {
+    const protocol = protocolOfPath(c.req.path);
+    return c.json(
+      errorBody(protocol, {
+        message: `no route ${c.req.method} ${c.req.path}`,
+        type: "not_found_error",
+        code: "route_not_found",
+      }),
+      404,
+    );
+  });
+
+  hono.onError((error, c) => {
+    const protocol = protocolOfPath(c.req.path);
+    let gatewayError: GatewayError;
+    if (error instanceof GatewayError) {
+      gatewayError = error;
+    } else if (error instanceof ProtocolError) {
+      gatewayError = new GatewayError(error.message, {
+        code: error.code,
+        status: 400,
+        details: { param: error.field },
+      });
+    } else {
+      deps.logger.error({ err: error, path: c.req.path }, "unhandled error");
+      gatewayError = new GatewayError("internal error", { code: "internal_error", status: 500 });
+    }
+    if (gatewayError.status >= 500 && gatewayError.code !== "internal_error") {
+      deps.logger.warn({ code: gatewayError.code, path: c.req.path }, gatewayError.message);
+    }
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (gatewayError.retryAfterSec !== undefined) {
+      headers["retry-after"] = String(gatewayError.retryAfterSec);
+    }
+    return new Response(
+      JSON.stringify(
+        errorBody(protocol, {
+          message: gatewayError.message,
+          type: gatewayError.type,
+          code: gatewayError.code,
+          details: gatewayError.details,
+        }),
+      ),
+      { status: gatewayError.status, headers },
+    );
+  });
+
+  return { hono, context };
+}
+
+function protocolOfPath(path: string): WireProtocol {
+  return path.startsWith("/v1/messages") ? "anthropic" : "openai";
+}

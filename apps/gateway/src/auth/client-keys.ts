@@ -1,0 +1,59 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { ResolvedClientKey } from "../config/secrets";
+
+/** The identity of an authenticated client: its key id and the connections it may use. */
+export interface ClientIdentity {
+  /** Key id (configured id or env variable name); `anonymous` when no keys are configured. */
+  id: string;
+  /** Connection ids the key may use; null = all. */
+  connections: ReadonlySet<string> | null;
+}
+
+/** The identity used when the server has no client keys (loopback only). */
+export const ANONYMOUS_CLIENT: ClientIdentity = { id: "anonymous", connections: null };
+
+/**
+ * Checks presented keys against the configured ones. Every configured key is compared (digests
+ * of equal length, `timingSafeEqual`), so the time taken does not reveal which key or how much
+ * of it matched.
+ */
+export interface ClientKeyVerifier {
+  /** True when no keys are configured: every request is `ANONYMOUS_CLIENT`. */
+  readonly open: boolean;
+  /** The identity of the key in `authorization: Bearer KEY` or `x-api-key: KEY`; null = refused. */
+  verify(
+    authorization: string | undefined,
+    apiKeyHeader: string | undefined,
+  ): ClientIdentity | null;
+}
+
+/** Builds a verifier over the resolved client keys (digests computed once). */
+export function createClientKeyVerifier(keys: readonly ResolvedClientKey[]): ClientKeyVerifier {
+  const entries = keys.map((key) => ({
+    digest: digest(key.key),
+    identity: { id: key.id, connections: key.connections } satisfies ClientIdentity,
+  }));
+  return {
+    open: entries.length === 0,
+    verify(authorization, apiKeyHeader) {
+      if (entries.length === 0) return ANONYMOUS_CLIENT;
+      let presented: string | undefined;
+      if (authorization && authorization.length > 7 && /^bearer /i.test(authorization)) {
+        presented = authorization.slice(7).trim();
+      } else if (apiKeyHeader) {
+        presented = apiKeyHeader.trim();
+      }
+      if (!presented) return null;
+      const candidate = digest(presented);
+      let match: ClientIdentity | null = null;
+      for (const entry of entries) {
+        if (timingSafeEqual(candidate, entry.digest) && match === null) match = entry.identity;
+      }
+      return match;
+    },
+  };
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}

@@ -1,0 +1,169 @@
+import { connectionBillingEntrySchema, modelPriceSchema } from "@planfirst/billing-catalog";
+import { z } from "zod";
+
+/** A secret reference: `env:NAME` names an environment variable; secrets are never literal. */
+export const envRefSchema = z
+  .string()
+  .regex(
+    /^env:[A-Za-z_][A-Za-z0-9_]*$/,
+    "must be an env:NAME reference (secrets are never literal)",
+  );
+
+/** Rung names a budget may be set on; the quota rungs are refused later with rule B5. */
+export const rungNameSchema = z.enum(["subscription", "keyless", "free", "cheap", "premium"]);
+
+/** A client key allowed to call the gateway, optionally limited to some connections. */
+export const clientKeySchema = z.union([
+  envRefSchema,
+  z.strictObject({
+    /** `env:NAME` holding the key the client sends. */
+    key: envRefSchema,
+    /** Stable id of the key, recorded in spend records and logs instead of the key itself. */
+    id: z.string().min(1),
+    /** Connection ids this key may use; absent = every connection. */
+    connections: z.array(z.string().min(1)).optional(),
+  }),
+]);
+
+/** Server section: where to listen, who may call, how large a request may be. */
+export const serverSchema = z.strictObject({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(4141),
+  /** Client keys; none = the server only binds to a loopback address. */
+  apiKeys: z.array(clientKeySchema).default([]),
+  /** Largest accepted request body in bytes (default 32 MiB, the Anthropic API's own limit). */
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** pino log level. */
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
+export const storageSchema = z.strictObject({
+  driver: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
+  /** SQLite file, relative to the working directory. */
+  path: z.string().min(1).default(".planfirst/state.db"),
+  /** Redis URL (driver `redis`). */
+  url: z.string().min(1).optional(),
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  keyPrefix: z.string().min(1).default("planfirst:"),
+});
+
+/** One upstream connection: a provider account reached through one wire protocol. */
+export const connectionSchema = z.strictObject({
+  /** Unique id, used in receipts, metrics, client-key scoping and the ladder explain. */
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-'"),
+  /** Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). */
+  provider: z.string().min(1),
+  /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
+  authType: z.string().min(1),
+  protocol: z.enum(["anthropic", "openai"]),
+  baseUrl: z.url(),
+  /** `env:NAME` of the credential; required unless authType is `none`. */
+  credential: envRefSchema.optional(),
+  /** Concrete model ids this connection serves. */
+  models: z.array(z.string().min(1)).min(1),
+  /** Upstream timeout in milliseconds: to the response headers, and between body chunks. */
+  timeoutMs: z.number().int().positive().default(120_000),
+  /** Extra headers sent upstream (no secrets: use `credential`). */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Usage endpoint to poll for quota; defaults per provider (claude, codex, github-copilot, openrouter). */
+  usageUrl: z.url().optional(),
+});
+
+/** Operator catalog entries, same schema as `@planfirst/billing-catalog`, overriding it by key. */
+export const catalogOverridesSchema = z.strictObject({
+  connections: z.array(connectionBillingEntrySchema).default([]),
+  models: z.array(modelPriceSchema).default([]),
+});
+
+/** Ladder tuning (ladder.md §11). There is deliberately no `enabled` flag. */
+export const subscriptionLadderSchema = z.strictObject({
+  exitCutoffPercent: z.number().min(0).max(100).default(2),
+  reentryMinRemainingPercent: z.number().min(0).max(100).default(5),
+  maxStateAgeMs: z.number().int().positive().default(180_000),
+  /** USD per budget window per paid rung; 0 disables a rung; absent = unbudgeted. */
+  rungBudgetUsd: z.partialRecord(rungNameSchema, z.number()).default({}),
+  budgetWindow: z.enum(["day", "week", "month"]).default("day"),
+  /** IANA time zone the budget window follows (default UTC). */
+  budgetTimeZone: z.string().min(1).default("UTC"),
+});
+
+const categoryNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, "category names are lowercase words ([a-z][a-z0-9-]*)");
+
+/** The whole gateway configuration file (YAML or JSON). */
+export const gatewayConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    server: serverSchema.prefault({}),
+    storage: storageSchema.prefault({}),
+    connections: z.array(connectionSchema).default([]),
+    catalog: catalogOverridesSchema.prefault({}),
+    /** Category → model globs (`*`, `?`), used by `auto/<category>:<tier>`. */
+    categories: z.record(categoryNameSchema, z.array(z.string().min(1)).min(1)).default({}),
+    subscriptionLadder: subscriptionLadderSchema.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.connections.forEach((connection, index) => {
+      if (seen.has(connection.id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["connections", index, "id"],
+          message: `duplicate connection id "${connection.id}"`,
+        });
+      }
+      seen.add(connection.id);
+      if (connection.authType === "none" && connection.credential !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["connections", index, "credential"],
+          message: 'a keyless connection (authType "none") takes no credential',
+        });
+      }
+      if (connection.authType !== "none" && connection.credential === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["connections", index, "credential"],
+          message: `required for authType "${connection.authType}" (an env:NAME reference); use authType "none" for a keyless server`,
+        });
+      }
+    });
+    const keyIds = new Set<string>();
+    config.server.apiKeys.forEach((key, index) => {
+      if (typeof key === "string") return;
+      if (keyIds.has(key.id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["server", "apiKeys", index, "id"],
+          message: `duplicate client key id "${key.id}"`,
+        });
+      }
+      keyIds.add(key.id);
+      key.connections?.forEach((connectionId, connectionIndex) => {
+        if (!seen.has(connectionId)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["server", "apiKeys", index, "connections", connectionIndex],
+            message: `unknown connection "${connectionId}"; allowed: ${[...seen].join(", ") || "(none configured)"}`,
+          });
+        }
+      });
+    });
+  });
+
+/** A validated configuration with every default filled in. */
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+/** The configuration as written in a file (defaults optional). */
+export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
+/** One configured upstream connection. */
+export type ConnectionConfig = z.infer<typeof connectionSchema>;
+/** One configured client key entry. */
+export type ClientKeyConfig = z.infer<typeof clientKeySchema>;
+/** Ladder tuning section. */
+export type SubscriptionLadderConfig = z.infer<typeof subscriptionLadderSchema>;

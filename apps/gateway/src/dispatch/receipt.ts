@@ -1,0 +1,34 @@
+import type { AttemptRecord } from "../errors";
+
+/** Names of the receipt headers every routed response carries. */
+export const RECEIPT_HEADERS = {
+  rung: "x-planfirst-rung",
+  connection: "x-planfirst-connection",
+  model: "x-planfirst-model",
+  attempts: "x-planfirst-attempts",
+  costUsd: "x-planfirst-cost-usd",
+} as const;
+
+/** The receipt of one routed response. `costUsd` is a decimal string with micro-dollar precision. */
+export interface Receipt {
+  rung: string;
+  connection: string;
+  model: string;
+  /** Targets tried, this one included. */
+  attempts: number;
+  costUsd: string;
+}
+
+/** Sets the receipt headers on a plain header record. */
+export function writeReceipt(headers: Record<string, string>, receipt: Receipt): void {
+  headers[RECEIPT_HEADERS.rung] = receipt.rung;
+  headers[RECEIPT_HEADERS.connection] = receipt.connection;
+  headers[RECEIPT_HEADERS.model] = receipt.model;
+  headers[RECEIPT_HEADERS.attempts] = String(receipt.attempts);
+  headers[RECEIPT_HEADERS.costUsd] = receipt.costUsd;
+}
+
+/** Summary of the attempts for an error body: who was tried and what happened. */
+export function attemptsSummary(attempts: readonly AttemptRecord[]): AttemptRecord[] {
+  return attempts.map((attempt) => ({ ...attempt }));
+}

@@ -1,0 +1,28 @@
+import { parseArgs } from "node:util";
+import { ConfigError } from "./errors";
+import { startServer } from "./server";
+
+// Entry of `pnpm start`: `main.ts [--config FILE] [--port N] [--host H]`.
+const { values } = parseArgs({
+  options: {
+    config: { type: "string", short: "c" },
+    port: { type: "string", short: "p" },
+    host: { type: "string" },
+  },
+});
+const port = values.port ?? process.env.PLANFIRST_PORT;
+try {
+  const server = await startServer({
+    configPath: values.config ?? process.env.PLANFIRST_CONFIG,
+    port: port === undefined ? undefined : Number(port),
+    host: values.host,
+  });
+  const stop = () => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}

@@ -1,0 +1,193 @@
+/** Bucket upper bounds of the upstream latency histogram, in seconds. */
+export const LATENCY_BUCKETS_SECONDS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+] as const;
+
+interface Histogram {
+  labels: string;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** A gauge value read when `/metrics` is scraped (quota, spend, budget). */
+export interface GaugeSample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * The gateway's Prometheus metrics. Counters and histograms are updated on the request path with
+ * one Map lookup each; gauges are collected at scrape time from live state, so nothing is
+ * computed for them per request.
+ */
+export interface GatewayMetrics {
+  /** One routed request finished (`outcome`: ok, client_error, upstream_error, exhausted, …). */
+  countRequest(rung: string, connection: string, outcome: string, nowMs: number): void;
+  /** A target failed and the request fell through to the next one. */
+  countFallthrough(fromRung: string, connection: string, reason: string): void;
+  /** Time from sending upstream to its response headers, in milliseconds. */
+  observeUpstreamLatency(connection: string, latencyMs: number): void;
+  /** Registers a gauge family collected at scrape time. */
+  registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;
+  /** Requests per rung over the last `windowMs` (default one hour). */
+  requestsPerRung(nowMs: number, windowMs?: number): Record<string, number>;
+  /** The Prometheus text exposition (version 0.0.4). */
+  render(): string;
+}
+
+const MINUTE_MS = 60_000;
+const REQUEST_LABELS = ["rung", "connection", "outcome"] as const;
+const FALLTHROUGH_LABELS = ["rung", "connection", "reason"] as const;
+
+/** Creates an empty metrics registry. */
+export function createMetrics(): GatewayMetrics {
+  const requests = new Map<string, number>();
+  const fallthroughs = new Map<string, number>();
+  const latency = new Map<string, Histogram>();
+  const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
+  // Requests per rung per minute for the last hour: minute index → rung → count.
+  const perMinute = new Map<number, Map<string, number>>();
+
+  // Label text per (a, b, c) triple, built once: the request path only does Map lookups.
+  const labelCache = new Map<string, Map<string, Map<string, string>>>();
+  function labels(
+    names: readonly [string, string, string],
+    a: string,
+    b: string,
+    c: string,
+  ): string {
+    const root = `${names[2]}\u0000${a}`;
+    let byB = labelCache.get(root);
+    if (!byB) {
+      byB = new Map();
+      labelCache.set(root, byB);
+    }
+    let byC = byB.get(b);
+    if (!byC) {
+      byC = new Map();
+      byB.set(b, byC);
+    }
+    let text = byC.get(c);
+    if (text === undefined) {
+      text = labelText({ [names[0]]: a, [names[1]]: b, [names[2]]: c });
+      byC.set(c, text);
+    }
+    return text;
+  }
+
+  function bump(map: Map<string, number>, key: string): void {
+    map.set(key, (map.get(key) ?? 0) + 1);
+  }
+
+  return {
+    countRequest(rung, connection, outcome, nowMs) {
+      bump(requests, labels(REQUEST_LABELS, rung, connection, outcome));
+      const minute = Math.floor(nowMs / MINUTE_MS);
+      let bucket = perMinute.get(minute);
+      if (!bucket) {
+        bucket = new Map();
+        perMinute.set(minute, bucket);
+        for (const key of perMinute.keys()) if (key < minute - 60) perMinute.delete(key);
+      }
+      bump(bucket, rung);
+    },
+    countFallthrough(fromRung, connection, reason) {
+      bump(fallthroughs, labels(FALLTHROUGH_LABELS, fromRung, connection, reason));
+    },
+    observeUpstreamLatency(connection, latencyMs) {
+      let histogram = latency.get(connection);
+      if (!histogram) {
+        histogram = {
+          labels: labelText({ connection }),
+          counts: LATENCY_BUCKETS_SECONDS.map(() => 0),
+          sum: 0,
+          count: 0,
+        };
+        latency.set(connection, histogram);
+      }
+      const seconds = latencyMs / 1000;
+      for (let i = 0; i < LATENCY_BUCKETS_SECONDS.length; i++) {
+        if (seconds <= LATENCY_BUCKETS_SECONDS[i]!) histogram.counts[i]!++;
+      }
+      histogram.sum += seconds;
+      histogram.count++;
+    },
+    registerGauge(name, help, collect) {
+      gauges.push({ name, help, collect });
+    },
+    requestsPerRung(nowMs, windowMs = 60 * MINUTE_MS) {
+      const from = Math.floor((nowMs - windowMs) / MINUTE_MS);
+      const totals: Record<string, number> = {};
+      for (const [minute, bucket] of perMinute) {
+        if (minute <= from) continue;
+        for (const [rung, count] of bucket) totals[rung] = (totals[rung] ?? 0) + count;
+      }
+      return totals;
+    },
+    render() {
+      const lines: string[] = [];
+      family(
+        lines,
+        "planfirst_requests_total",
+        "counter",
+        "Routed requests by rung, connection and outcome.",
+        requests,
+      );
+      family(
+        lines,
+        "planfirst_fallthroughs_total",
+        "counter",
+        "Targets that failed and passed the request to the next target.",
+        fallthroughs,
+      );
+      lines.push("# HELP planfirst_upstream_latency_seconds Time to upstream response headers.");
+      lines.push("# TYPE planfirst_upstream_latency_seconds histogram");
+      for (const histogram of latency.values()) {
+        const inner = histogram.labels.slice(1, -1);
+        LATENCY_BUCKETS_SECONDS.forEach((bound, i) => {
+          lines.push(
+            `planfirst_upstream_latency_seconds_bucket{${inner},le="${bound}"} ${histogram.counts[i]}`,
+          );
+        });
+        lines.push(
+          `planfirst_upstream_latency_seconds_bucket{${inner},le="+Inf"} ${histogram.count}`,
+        );
+        lines.push(`planfirst_upstream_latency_seconds_sum${histogram.labels} ${histogram.sum}`);
+        lines.push(
+          `planfirst_upstream_latency_seconds_count${histogram.labels} ${histogram.count}`,
+        );
+      }
+      for (const gauge of gauges) {
+        lines.push(`# HELP ${gauge.name} ${gauge.help}`);
+        lines.push(`# TYPE ${gauge.name} gauge`);
+        for (const sample of gauge.collect()) {
+          if (Number.isFinite(sample.value)) {
+            lines.push(`${gauge.name}${labelText(sample.labels)} ${sample.value}`);
+          }
+        }
+      }
+      return `${lines.join("\n")}\n`;
+    },
+  };
+}
+
+function family(
+  lines: string[],
+  name: string,
+  type: string,
+  help: string,
+  values: Map<string, number>,
+): void {
+  lines.push(`# HELP ${name} ${help}`);
+  lines.push(`# TYPE ${name} ${type}`);
+  for (const [labels, value] of values) lines.push(`${name}${labels} ${value}`);
+}
+
+function labelText(labels: Record<string, string>): string {
+  const parts = Object.entries(labels).map(
+    ([key, value]) =>
+      `${key}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`,
+  );
+  return `{${parts.join(",")}}`;
+}

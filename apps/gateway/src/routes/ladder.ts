@@ -1,0 +1,18 @@
+import { Hono } from "hono";
+import type { AppContext, GatewayEnv } from "../app-context";
+import { explainModel, explainSourceOf } from "../dispatch/explain";
+import { GatewayError } from "../errors";
+
+/** `GET /v1/ladder?model=ID`: `explainModel` for that id against live state, as the caller's key sees it. */
+export function ladderRoutes(app: AppContext): Hono<GatewayEnv> {
+  return new Hono<GatewayEnv>().get("/v1/ladder", (c) => {
+    const model = c.req.query("model");
+    if (!model) {
+      throw new GatewayError(
+        "query parameter model is required, e.g. /v1/ladder?model=auto/thrifty",
+        { code: "missing_model", status: 400 },
+      );
+    }
+    return c.json(explainModel(explainSourceOf(app), model, c.var.client));
+  });
+}

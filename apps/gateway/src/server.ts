@@ -1,0 +1,141 @@
+import { existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { catalogMeta } from "@planfirst/billing-catalog";
+import type { Logger } from "pino";
+import { loadConfigFile } from "./config/load-config";
+import type { GatewayConfig } from "./config/schema";
+import type { GatewayEnv } from "./config/secrets";
+import { ConfigError } from "./errors";
+import { createGateway, type Gateway } from "./gateway";
+
+/** The config file used when none is given and `planfirst.yaml` does not exist. */
+export const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
+/** The config file looked for in the working directory when none is given. */
+export const DEFAULT_CONFIG_FILE = "planfirst.yaml";
+
+/** Options of `startServer`. */
+export interface StartServerOptions {
+  /** YAML or JSON config file. Default `planfirst.yaml`, else `planfirst.example.yaml`. */
+  configPath?: string;
+  /** An already validated config (wins over `configPath`). */
+  config?: GatewayConfig;
+  /** Overrides `server.port` (0 = any free port). */
+  port?: number;
+  /** Overrides `server.host`. */
+  host?: string;
+  /** Where `env:NAME` references are read. Default `process.env`. */
+  env?: GatewayEnv;
+  /** Clock, epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  logger?: Logger;
+  /** Start-up lines (address, catalog date, connections) go here. Default `console.log`. */
+  print?: (line: string) => void;
+  /** Start usage pollers. Default true. */
+  pollUsage?: boolean;
+  /** Random delay before each usage poll, in ms. Default 2 000. */
+  usagePollJitterMs?: number;
+}
+
+/** A listening gateway. */
+export interface RunningServer {
+  readonly gateway: Gateway;
+  /** Base URL, e.g. `http://127.0.0.1:4141`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting connections and closes the gateway. */
+  close(): Promise<void>;
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return (
+    host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)
+  );
+}
+
+/**
+ * Loads the config, builds the gateway and listens with `@hono/node-server`. Refuses to bind to
+ * a non-loopback address when no client keys are configured. Prints the listening address, the
+ * catalog data date and one line per connection (billing class, rung, quota verified or not).
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  let config = options.config;
+  if (!config) {
+    let path = options.configPath;
+    if (!path) {
+      if (existsSync(DEFAULT_CONFIG_FILE)) {
+        path = DEFAULT_CONFIG_FILE;
+      } else {
+        path = EXAMPLE_CONFIG_FILE;
+        print(
+          `no config file given and no ${DEFAULT_CONFIG_FILE} here: using ${EXAMPLE_CONFIG_FILE}`,
+        );
+      }
+    }
+    config = loadConfigFile(path);
+  }
+  const host = options.host ?? config.server.host;
+  const port = options.port ?? config.server.port;
+  if (config.server.apiKeys.length === 0 && !isLoopbackHost(host)) {
+    throw new ConfigError(`refusing to listen on ${host}: no client keys are configured`, [
+      {
+        path: "server.apiKeys",
+        message: "set at least one client key (env:NAME) to listen on a non-loopback address",
+      },
+    ]);
+  }
+  const gateway = createGateway({
+    config,
+    env: options.env ?? process.env,
+    now: options.now,
+    logger: options.logger,
+    pollUsage: options.pollUsage,
+    usagePollJitterMs: options.usagePollJitterMs,
+  });
+  await gateway.ready();
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const instance = serve({ fetch: gateway.app.fetch, hostname: host, port }, () =>
+      resolve(instance),
+    );
+    instance.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  print(`planfirst gateway listening on ${url}`);
+  print(`billing catalog ${catalogMeta.version}, data date ${catalogMeta.dataDate}`);
+  for (const line of connectionLines(gateway)) print(line);
+  return {
+    gateway,
+    url,
+    port: address.port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await gateway.close();
+    },
+  };
+}
+
+/** One line per connection: id, provider, billing class, rung(s), quota verified or not. */
+export function connectionLines(gateway: Gateway): string[] {
+  const { table } = gateway.context;
+  const { quotaCache, now } = gateway.deps;
+  return [...table.connections.values()].map((connection) => {
+    const id = connection.config.id;
+    const rungs = [...new Set(connection.config.models.map((m) => table.rungOf(id, m)))].join(",");
+    if (connection.disabledReason !== null) {
+      return `  ${id} (${connection.config.provider}): disabled, ${connection.disabledReason}`;
+    }
+    const state = quotaCache.get(connection.config.provider, id);
+    const verified =
+      state && state.status !== "unknown" && Date.parse(state.checkedAt) + 180_000 >= now()
+        ? `quota verified (${state.remainingPercent ?? "?"}% left)`
+        : "quota not verified yet";
+    return `  ${id} (${connection.config.provider}): ${connection.billing.billing}/${connection.billing.overage}, rung ${rungs}, ${verified}`;
+  });
+}

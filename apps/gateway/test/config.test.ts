@@ -1,0 +1,160 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { checkConfig } from "../src/config/check-config";
+import { configJsonSchemaText } from "../src/config/json-schema";
+import { loadConfigFile, parseConfig } from "../src/config/load-config";
+import { resolveSecrets } from "../src/config/secrets";
+import { ConfigError } from "../src/errors";
+
+function problemsOf(document: unknown) {
+  try {
+    parseConfig(document);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+const connection = {
+  id: "local",
+  provider: "ollama",
+  authType: "none",
+  protocol: "openai",
+  baseUrl: "http://127.0.0.1:11434/v1",
+  models: ["qwen2.5-coder:7b"],
+};
+
+describe("configuration", () => {
+  it("defaults: 127.0.0.1:4141, SQLite under .planfirst/, 120 s upstream timeout", () => {
+    const config = parseConfig({ connections: [connection] });
+    expect(config.server).toMatchObject({ host: "127.0.0.1", port: 4141, apiKeys: [] });
+    expect(config.storage).toMatchObject({ driver: "sqlite", path: ".planfirst/state.db" });
+    expect(config.connections[0]!.timeoutMs).toBe(120_000);
+    expect(config.subscriptionLadder).toMatchObject({ exitCutoffPercent: 2, budgetWindow: "day" });
+  });
+
+  it("errors name the path and the allowed values; unknown keys are rejected", () => {
+    const problems = problemsOf({
+      server: { prot: 1 },
+      connections: [{ ...connection, protocol: "grpc" }],
+      storage: { driver: "postgres" },
+    });
+    expect(problems).toContainEqual({
+      path: "connections[0].protocol",
+      message: 'must be one of "anthropic", "openai"',
+    });
+    expect(problems).toContainEqual({
+      path: "storage.driver",
+      message: 'must be one of "sqlite", "memory", "redis"',
+    });
+    const unknown = problems.find((p) => p.path === "server");
+    expect(unknown?.message).toContain('unknown key "prot"');
+    expect(unknown?.message).toContain("allowed: host, port, apiKeys");
+  });
+
+  it("B5: a budget on a quota rung is refused by config validation", () => {
+    const problems = problemsOf({
+      subscriptionLadder: { rungBudgetUsd: { subscription: 5, cheap: 1 } },
+    });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.path).toBe("subscriptionLadder.rungBudgetUsd.subscription");
+    expect(problems[0]!.message).toContain("cheap");
+  });
+
+  it("secrets are env:NAME references; a literal credential is refused", () => {
+    const problems = problemsOf({
+      connections: [
+        { ...connection, id: "x", provider: "openai", authType: "apikey", credential: "sk-live" },
+      ],
+    });
+    expect(problems[0]!.path).toBe("connections[0].credential");
+    expect(JSON.stringify(problems)).not.toContain('sk-live"');
+  });
+
+  it("an unset env: reference is named: a client key is an error, a credential disables its connection", () => {
+    const config = parseConfig({
+      server: { apiKeys: ["env:PF_MISSING_CLIENT_KEY"] },
+      connections: [
+        {
+          ...connection,
+          id: "paid",
+          provider: "openai",
+          authType: "apikey",
+          credential: "env:PF_MISSING_OPENAI",
+        },
+      ],
+    });
+    expect(() => resolveSecrets(config, {})).toThrow(/PF_MISSING_CLIENT_KEY is not set/);
+    const secrets = resolveSecrets(config, { PF_MISSING_CLIENT_KEY: "k" });
+    expect(secrets.disabledConnections.get("paid")).toBe(
+      "credential env:PF_MISSING_OPENAI is not set",
+    );
+    expect(secrets.warnings.join()).toContain("PF_MISSING_OPENAI");
+  });
+
+  it("YAML and JSON files load the same way", () => {
+    const dir = mkdtempSync(join(tmpdir(), "planfirst-config-"));
+    writeFileSync(join(dir, "a.json"), JSON.stringify({ connections: [connection] }));
+    writeFileSync(
+      join(dir, "a.yaml"),
+      "connections:\n  - id: local\n    provider: ollama\n    authType: none\n    protocol: openai\n    baseUrl: http://127.0.0.1:11434/v1\n    models: ['qwen2.5-coder:7b']\n",
+    );
+    expect(loadConfigFile(join(dir, "a.yaml"))).toEqual(loadConfigFile(join(dir, "a.json")));
+    expect(() => loadConfigFile(join(dir, "missing.yaml"))).toThrow(ConfigError);
+  });
+
+  it("the committed example runs with no secret set", () => {
+    const example = fileURLToPath(new URL("../../../planfirst.example.yaml", import.meta.url));
+    const config = loadConfigFile(example);
+    const secrets = resolveSecrets(config, {});
+    expect(secrets.disabledConnections.size).toBeGreaterThan(0);
+    expect(secrets.credentials.get("local")).toBeNull();
+  });
+
+  it("config.schema.json is the generated JSON Schema (no drift)", () => {
+    const committed = readFileSync(new URL("../config.schema.json", import.meta.url), "utf8");
+    // Compared as JSON: the committed file is formatted by biome, the generator's text is not.
+    expect(JSON.parse(committed)).toEqual(JSON.parse(configJsonSchemaText()));
+  });
+
+  it("checkConfig reports unknown billing, soft-stop plans, unpriced models, unset secrets and empty categories", () => {
+    const config = parseConfig({
+      connections: [
+        {
+          ...connection,
+          id: "mystery",
+          provider: "someprovider",
+          authType: "apikey",
+          credential: "env:PF_UNSET_1",
+          models: ["m1"],
+        },
+        {
+          ...connection,
+          id: "claude",
+          provider: "claude",
+          authType: "oauth",
+          protocol: "anthropic",
+          credential: "env:PF_UNSET_2",
+          models: ["claude-sonnet-4-5"],
+        },
+      ],
+      categories: { writing: ["gpt-*"] },
+    });
+    const codes = checkConfig(config, {}).map((f) => `${f.code}:${f.path}`);
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        "unset_secret:connections[0].credential",
+        "unset_secret:connections[1].credential",
+        "unknown_billing:connections[0]",
+        "overage_not_hard_stop:connections[1]",
+        "unpriced_model:connections[0].models[0]",
+        "empty_category:categories.writing",
+      ]),
+    );
+    expect(checkConfig(config, {}).every((f) => f.severity === "warning")).toBe(true);
+  });
+});

@@ -1,0 +1,70 @@
+import type { FakeUpstream } from "@planfirst/fake-upstream";
+import type { GatewayConfigInput } from "../src/config/schema";
+import { CLAUDE_HARD_STOP_ENTRY } from "./harness";
+
+/** Credentials of the standard test connections (distinct, so hits can be told apart). */
+export const TEST_ENV = {
+  PLAN_TOKEN: "sk-ant-oat01-plan-secret-value-000",
+  ROUTER_KEY: "sk-or-v1-router-secret-value-111",
+  PREMIUM_KEY: "sk-or-v1-premium-secret-value-222",
+  CLIENT_KEY: "pf-client-secret-value-333",
+};
+
+/**
+ * The standard ladder: a Claude plan (rung 0, hard-stop by operator entry), a cheap OpenRouter
+ * model (rung 3) and a premium OpenRouter model (rung 4).
+ */
+export function standardConfig(
+  fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream },
+  overrides: Partial<GatewayConfigInput> = {},
+): GatewayConfigInput {
+  return {
+    connections: [
+      {
+        id: "claude-plan",
+        provider: "claude",
+        authType: "oauth",
+        protocol: "anthropic",
+        baseUrl: fakes.plan.url,
+        credential: "env:PLAN_TOKEN",
+        models: ["claude-sonnet-4-5"],
+        timeoutMs: 5_000,
+      },
+      {
+        id: "openrouter",
+        provider: "openrouter",
+        authType: "apikey",
+        protocol: "openai",
+        baseUrl: fakes.router.url,
+        credential: "env:ROUTER_KEY",
+        models: ["qwen/qwen3-coder"],
+        timeoutMs: 5_000,
+      },
+      {
+        id: "openrouter-premium",
+        provider: "openrouter",
+        authType: "apikey",
+        protocol: "openai",
+        baseUrl: fakes.pricey.url,
+        credential: "env:PREMIUM_KEY",
+        models: ["anthropic/claude-sonnet-4.5"],
+        timeoutMs: 5_000,
+      },
+    ],
+    catalog: { connections: [CLAUDE_HARD_STOP_ENTRY] },
+    categories: { coding: ["claude-sonnet-4-5", "qwen/*"] },
+    subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
+    ...overrides,
+  };
+}
+
+/** A Claude OAuth usage payload: `usedPercent` of the 5-hour window, reset at `resetAtMs`. */
+export function claudeUsagePayload(usedPercent: number, resetAtMs: number) {
+  return {
+    five_hour: { utilization: usedPercent, resets_at: new Date(resetAtMs).toISOString() },
+    seven_day: {
+      utilization: 10,
+      resets_at: new Date(resetAtMs + 5 * 86_400_000).toISOString(),
+    },
+  };
+}

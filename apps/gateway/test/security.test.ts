@@ -1,0 +1,143 @@
+import { type FakeUpstream, unauthorized } from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config/load-config";
+import { ConfigError } from "../src/errors";
+import { startServer } from "../src/server";
+import { standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, type Harness, post, startFakes, startHarness } from "./harness";
+
+let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
+let harness: Harness;
+const SECRETS = [
+  TEST_ENV.PLAN_TOKEN,
+  TEST_ENV.ROUTER_KEY,
+  TEST_ENV.PREMIUM_KEY,
+  TEST_ENV.CLIENT_KEY,
+];
+
+beforeAll(async () => {
+  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
+  harness = await startHarness({
+    config: standardConfig(fakes, {
+      server: {
+        apiKeys: [
+          "env:CLIENT_KEY",
+          { key: "env:ROUTER_ONLY_KEY", id: "router-only", connections: ["openrouter"] },
+        ],
+        bodyLimitBytes: 4096,
+      },
+    }),
+    env: { ...TEST_ENV, ROUTER_ONLY_KEY: "pf-router-only-444" },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+});
+
+const auth = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
+
+describe("client keys, limits and secrets", () => {
+  it("every endpoint but /healthz needs a key, as Bearer or x-api-key", async () => {
+    expect((await fetch(`${harness.url}/healthz`)).status).toBe(200);
+    for (const path of [
+      "/v1/models",
+      "/metrics",
+      "/v1/status",
+      "/",
+      "/v1/ladder?model=auto/thrifty",
+    ]) {
+      expect((await fetch(`${harness.url}${path}`)).status).toBe(401);
+      expect((await fetch(`${harness.url}${path}`, { headers: auth })).status).toBe(200);
+    }
+    const viaHeader = await fetch(`${harness.url}/v1/models`, {
+      headers: { "x-api-key": TEST_ENV.CLIENT_KEY },
+    });
+    expect(viaHeader.status).toBe(200);
+    const wrong = await post(harness.url, "/v1/messages", chatBody("auto/thrifty"), {
+      "x-api-key": `${TEST_ENV.CLIENT_KEY}x`,
+    });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { type: string }).type).toBe("error");
+  });
+
+  it("a key limited to some connections never reaches the others", async () => {
+    fakes.plan.reset();
+    const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"), {
+      authorization: "Bearer pf-router-only-444",
+    });
+    expect(response.headers.get("x-planfirst-connection")).toBe("openrouter");
+    expect(fakes.plan.completionHits()).toHaveLength(0);
+    const strict = await post(harness.url, "/v1/chat/completions", chatBody("auto/subscription"), {
+      authorization: "Bearer pf-router-only-444",
+    });
+    expect(strict.status).toBe(429);
+  });
+
+  it("a body over the limit is refused with 413", async () => {
+    const big = chatBody("auto/thrifty", {
+      messages: [{ role: "user", content: "x".repeat(10_000) }],
+    });
+    const response = await post(harness.url, "/v1/chat/completions", big, auth);
+    expect(response.status).toBe(413);
+  });
+
+  it("401/403 from an upstream cools that connection and the request falls through", async () => {
+    fakes.plan.reset();
+    fakes.plan.script([unauthorized("anthropic")]);
+    const response = await post(
+      harness.url,
+      "/v1/chat/completions",
+      chatBody("claude-sonnet-4-5"),
+      auth,
+    );
+    // The plan is the only connection serving this model: every target failed.
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { attempts: { outcome: string }[] } };
+    expect(body.error.attempts[0]!.outcome).toBe("auth_invalid");
+    const status = (await (await fetch(`${harness.url}/v1/status`, { headers: auth })).json()) as {
+      connections: { id: string; cooldownUntil: string | null }[];
+    };
+    expect(status.connections.find((c) => c.id === "claude-plan")!.cooldownUntil).not.toBeNull();
+  });
+
+  it("no credential appears in logs, error bodies, /metrics, /v1/ladder or /v1/status", async () => {
+    const outputs: string[] = [];
+    for (const model of ["auto/thrifty", "auto/subscription", "claude-sonnet-4-5", "nope"]) {
+      const response = await post(harness.url, "/v1/chat/completions", chatBody(model), auth);
+      outputs.push(await response.text());
+    }
+    for (const path of [
+      "/metrics",
+      "/v1/status",
+      "/",
+      "/v1/ladder?model=auto/thrifty",
+      "/v1/ladder?model=auto/subscription",
+    ]) {
+      outputs.push(await (await fetch(`${harness.url}${path}`, { headers: auth })).text());
+    }
+    harness.server.gateway.deps.logger.info(
+      {
+        headers: {
+          authorization: `Bearer ${TEST_ENV.CLIENT_KEY}`,
+          "x-api-key": TEST_ENV.ROUTER_KEY,
+        },
+        credential: TEST_ENV.PLAN_TOKEN,
+      },
+      "redaction probe",
+    );
+    const everything = `${outputs.join("\n")}\n${harness.logs.join("")}`;
+    expect(harness.logs.join("")).toContain("redaction probe");
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
+  });
+
+  it("refuses to bind to a non-loopback address when no client keys are configured", async () => {
+    const config = parseConfig({
+      server: { host: "0.0.0.0", port: 0 },
+      storage: { driver: "memory" },
+    });
+    await expect(
+      startServer({ config, print: () => undefined, pollUsage: false }),
+    ).rejects.toBeInstanceOf(ConfigError);
+  });
+});
