@@ -1,1 +1,17 @@
-export {};
+export type { CliContext, CliIo, CliOutput, Colors } from "./context";
+export { createCliContext, processIo, shouldUseColor } from "./context";
+export type { CliErrorCode } from "./errors";
+export { CliError } from "./errors";
+export type { ExitCode } from "./exit-codes";
+export { EXIT_CODES } from "./exit-codes";
+export { formatDuration, formatResetCountdown } from "./format/duration";
+export { formatBudget, formatUsd } from "./format/money";
+export type { QuotaBarInput, QuotaBarOptions } from "./format/quota-bar";
+export { formatQuotaBar } from "./format/quota-bar";
+export type { TableColumn } from "./format/table";
+export { renderTable } from "./format/table";
+export type { ConnectionPreset } from "./init/connection-presets";
+export { CONNECTION_PRESETS, DEFAULT_INIT_PROVIDERS } from "./init/connection-presets";
+export type { InitAnswers } from "./init/render-config";
+export { renderConfig } from "./init/render-config";
+export { CLI_VERSION, createProgram, runCli } from "./program";

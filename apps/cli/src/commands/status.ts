@@ -1,0 +1,106 @@
+import type { GatewayStatus } from "@planfirst/gateway";
+import type { Command } from "commander";
+import type { CliContext } from "../context";
+import { CliError } from "../errors";
+import { EXIT_CODES } from "../exit-codes";
+import { defaultGatewayUrl, getGatewayJson } from "../gateway-client";
+import { writeErr, writeJson, writeOut } from "../output";
+import { parseSeconds } from "../parse-option";
+import { renderStatus } from "../render/status-view";
+
+/** Options of `planfirst status`. */
+interface StatusOptions {
+  url?: string;
+  apiKeyEnv: string;
+  watch?: boolean;
+  interval: number;
+  json?: boolean;
+}
+
+/** Registers `planfirst status [--url URL] [--watch] [--interval S]`. */
+export function registerStatusCommand(program: Command, context: CliContext): void {
+  program
+    .command("status")
+    .description(
+      "a running gateway's quota windows and resets, spend against rung budgets, requests per rung in the last hour",
+    )
+    .option(
+      "-u, --url <url>",
+      "gateway base URL (default PLANFIRST_URL, else http://127.0.0.1:4141)",
+    )
+    .option("--api-key-env <NAME>", "variable holding the gateway client key", "PLANFIRST_API_KEY")
+    .option("-w, --watch", "redraw every --interval seconds until Ctrl-C")
+    .option("-i, --interval <seconds>", "seconds between redraws with --watch", parseSeconds, 5)
+    .option("--json", "print one JSON document (with --watch: one per line)")
+    .action(async (options: StatusOptions) => {
+      await runStatus(context, options);
+    });
+}
+
+async function runStatus(context: CliContext, options: StatusOptions): Promise<void> {
+  const url = options.url || defaultGatewayUrl(context.io.env);
+  const target = { url, apiKey: context.io.env[options.apiKeyEnv] };
+  const fetchStatus = async () => (await getGatewayJson(target, "/v1/status")) as GatewayStatus;
+  if (!options.watch) {
+    const status = await fetchStatus();
+    if (options.json) writeJson(context, status);
+    else
+      writeOut(
+        context,
+        renderStatus(status, { nowMs: context.io.now(), color: context.color, url }),
+      );
+    return;
+  }
+  await watch(context, options, url, fetchStatus);
+}
+
+// Redraws until SIGINT or SIGTERM, then exits 0. A gateway that stops answering is reported on
+// each tick (the view keeps trying); the exit code is 3 only if it never answered at all.
+async function watch(
+  context: CliContext,
+  options: StatusOptions,
+  url: string,
+  fetchStatus: () => Promise<GatewayStatus>,
+): Promise<void> {
+  let stopped = false;
+  let answered = false;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+    wake?.();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const clear = context.io.stdout.isTTY && !options.json;
+  try {
+    while (!stopped) {
+      try {
+        const status = await fetchStatus();
+        answered = true;
+        if (options.json) {
+          context.io.stdout.write(`${JSON.stringify(status)}\n`);
+        } else {
+          const view = renderStatus(status, { nowMs: context.io.now(), color: context.color, url });
+          writeOut(
+            context,
+            `${clear ? "\u001b[2J\u001b[H" : ""}${view}\n${context.color.dim(`every ${options.interval}s, Ctrl-C to stop`)}`,
+          );
+        }
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        writeErr(context, `${context.color.red("error:")} ${error.message}`);
+      }
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, options.interval * 1000);
+      });
+    }
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+  context.exitCode = answered ? EXIT_CODES.ok : EXIT_CODES.unreachable;
+}
