@@ -1,17 +1,11 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { catalogMeta, connectionBillingCatalog, modelPrices } from "@planfirst/billing-catalog";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/run-cli";
+import { useTempDir } from "./helpers/temp-dir";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "planfirst-cli-catalog-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir("catalog");
 
 describe("planfirst catalog show", () => {
   it("--json prints the bundled catalog with its version and data date", async () => {
@@ -49,7 +43,7 @@ describe("planfirst catalog show", () => {
 
 describe("planfirst catalog validate", () => {
   it("a valid operator file (YAML, one section, $schema) exits 0", async () => {
-    const file = join(dir, "ok.yaml");
+    const file = join(tmp.path, "ok.yaml");
     await writeFile(
       file,
       [
@@ -65,7 +59,7 @@ describe("planfirst catalog validate", () => {
   });
 
   it("a bad file exits 1 and names the path of every problem", async () => {
-    const file = join(dir, "bad.json");
+    const file = join(tmp.path, "bad.json");
     await writeFile(
       file,
       JSON.stringify({
@@ -99,7 +93,7 @@ describe("planfirst catalog validate", () => {
   });
 
   it("a file that is not YAML exits 1 with its line", async () => {
-    const file = join(dir, "broken.yaml");
+    const file = join(tmp.path, "broken.yaml");
     await writeFile(file, "models: [\n");
     const run = await runCli(["catalog", "validate", file]);
     expect(run.exitCode).toBe(1);
@@ -107,7 +101,7 @@ describe("planfirst catalog validate", () => {
   });
 
   it("a missing file is a usage error (exit 2)", async () => {
-    const run = await runCli(["catalog", "validate", join(dir, "absent.yaml")]);
+    const run = await runCli(["catalog", "validate", join(tmp.path, "absent.yaml")]);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain("no such file");
   });

@@ -1,20 +1,14 @@
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectNoSecret, TEST_SECRETS, testConfigDocument } from "./helpers/gateway";
-import { CLI_ROOT, runCli } from "./helpers/run-cli";
+import { runCli } from "./helpers/run-cli";
+import { useTempDir } from "./helpers/temp-dir";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "planfirst-cli-check-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir("check");
 
 async function writeConfig(name: string, document: unknown): Promise<string> {
-  const file = join(dir, name);
+  const file = join(tmp.path, name);
   await writeFile(file, JSON.stringify(document, null, 2));
   return file;
 }
@@ -93,7 +87,7 @@ describe("planfirst check", () => {
   });
 
   it("schema errors exit 1 and name the path and the allowed values", async () => {
-    const file = join(dir, "bad.yaml");
+    const file = join(tmp.path, "bad.yaml");
     await writeFile(
       file,
       [
@@ -127,23 +121,19 @@ describe("planfirst check", () => {
   });
 
   it("a missing --config file is a usage error (exit 2)", async () => {
-    const run = await runCli(["check", "--config", join(dir, "absent.yaml")]);
+    const run = await runCli(["check", "--config", join(tmp.path, "absent.yaml")]);
     expect(run.exitCode).toBe(2);
   });
 
   it("without --config and planfirst.yaml it checks the committed example and says so", async () => {
-    const cwd = await mkdtemp(join(dir, "example-"));
-    await copyFile(
-      join(CLI_ROOT, "..", "..", "planfirst.example.yaml"),
-      join(cwd, "planfirst.example.yaml"),
-    );
+    const cwd = await tmp.exampleCwd();
     const run = await runCli(["check"], { cwd });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain("checking planfirst.example.yaml");
   });
 
   it("init with flags writes a config that check accepts", async () => {
-    const file = join(dir, "from-init.yaml");
+    const file = join(tmp.path, "from-init.yaml");
     const init = await runCli([
       "init",
       "--yes",

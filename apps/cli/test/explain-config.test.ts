@@ -1,18 +1,17 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectNoSecret, TEST_SECRETS, testConfigDocument } from "./helpers/gateway";
 import { runCli } from "./helpers/run-cli";
+import { useTempDir } from "./helpers/temp-dir";
 
-let dir: string;
+const tmp = useTempDir("explain");
 let file: string;
 let claude: FakeUpstream;
 const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "planfirst-cli-explain-"));
   claude = await startFakeUpstream({ protocol: "anthropic", name: "claude" });
   // The Claude OAuth usage endpoint: utilization is percent used.
   claude.usage(
@@ -22,7 +21,7 @@ beforeAll(async () => {
     },
     { endpoint: "claude" },
   );
-  file = join(dir, "planfirst.json");
+  file = join(tmp.path, "planfirst.json");
   await writeFile(
     file,
     // The metered connection points at a closed port: its usage poll fails.
@@ -31,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await claude?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const bothCredentials = {

@@ -1,21 +1,15 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { runCli } from "./helpers/run-cli";
+import { useTempDir } from "./helpers/temp-dir";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "planfirst-cli-init-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir("init");
 
 describe("planfirst init", () => {
   it("with flags writes a commented config with the chosen connections and budgets", async () => {
-    const file = join(dir, "flags.yaml");
+    const file = join(tmp.path, "flags.yaml");
     const run = await runCli([
       "init",
       "--file",
@@ -53,7 +47,7 @@ describe("planfirst init", () => {
   });
 
   it("refuses to overwrite an existing file without --force (exit 1), and overwrites with it", async () => {
-    const file = join(dir, "existing.yaml");
+    const file = join(tmp.path, "existing.yaml");
     await writeFile(file, "# mine\n");
     const refused = await runCli(["init", "--yes", "--file", file]);
     expect(refused.exitCode).toBe(1);
@@ -70,7 +64,7 @@ describe("planfirst init", () => {
       "init",
       "--yes",
       "--file",
-      join(dir, "x.yaml"),
+      join(tmp.path, "x.yaml"),
       "--provider",
       "cursor",
     ]);
@@ -79,7 +73,14 @@ describe("planfirst init", () => {
   });
 
   it("a bad flag value is a usage error (exit 2)", async () => {
-    const run = await runCli(["init", "--yes", "--file", join(dir, "y.yaml"), "--port", "http"]);
+    const run = await runCli([
+      "init",
+      "--yes",
+      "--file",
+      join(tmp.path, "y.yaml"),
+      "--port",
+      "http",
+    ]);
     expect(run.exitCode).toBe(2);
   });
 });

@@ -1,27 +1,25 @@
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectNoSecret, TEST_SECRETS, testConfigDocument } from "./helpers/gateway";
-import { CLI_ROOT, finished, startCli, waitForOutput } from "./helpers/run-cli";
+import { finished, startCli, waitForOutput } from "./helpers/run-cli";
+import { useTempDir } from "./helpers/temp-dir";
 
-let dir: string;
+const tmp = useTempDir("serve");
 let upstream: FakeUpstream;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "planfirst-cli-serve-"));
   upstream = await startFakeUpstream({ protocol: "both" });
 });
 afterAll(async () => {
   await upstream?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("planfirst serve", () => {
   it("prints its address, data date and connections, answers /healthz, exits 0 on SIGTERM", async () => {
-    const file = join(dir, "planfirst.json");
+    const file = join(tmp.path, "planfirst.json");
     const document = testConfigDocument(upstream.origin, upstream.url);
-    document.storage = { driver: "sqlite", path: join(dir, "state.db") } as never;
+    document.storage = { driver: "sqlite", path: join(tmp.path, "state.db") } as never;
     await writeFile(file, JSON.stringify(document));
     const child = startCli(["serve", "--config", file, "--port", "0"], {
       env: { ...TEST_SECRETS, TEST_OPENROUTER_KEY: undefined },
@@ -49,11 +47,7 @@ describe("planfirst serve", () => {
   });
 
   it("without --config and planfirst.yaml it serves the committed example and says so", async () => {
-    const cwd = await mkdtemp(join(dir, "example-"));
-    await copyFile(
-      join(CLI_ROOT, "..", "..", "planfirst.example.yaml"),
-      join(cwd, "planfirst.example.yaml"),
-    );
+    const cwd = await tmp.exampleCwd();
     const child = startCli(["serve", "--port", "0"], { cwd });
     const done = finished(child);
     const out = await waitForOutput(child, /listening on (http:\/\/\S+)/);
@@ -70,7 +64,7 @@ describe("planfirst serve", () => {
   });
 
   it("an invalid config exits 1 naming the path", async () => {
-    const file = join(dir, "invalid.yaml");
+    const file = join(tmp.path, "invalid.yaml");
     await writeFile(file, "server:\n  port: many\n");
     const run = await finished(startCli(["serve", "--config", file]));
     expect(run.exitCode).toBe(1);

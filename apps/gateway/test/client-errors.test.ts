@@ -1,36 +1,14 @@
-import { badRequest, type FakeUpstream, unauthorized } from "@planfirst/fake-upstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { badRequest, unauthorized } from "@planfirst/fake-upstream";
+import { describe, expect, it } from "vitest";
 import type { ModelExplanation } from "../src/dispatch/explain";
 import type { GatewayStatus } from "../src/status/gateway-status";
-import { standardConfig, TEST_ENV } from "./fixtures";
-import {
-  chatBody,
-  getJson,
-  type Harness,
-  ledgerOf,
-  messagesBody,
-  post,
-  startFakes,
-  startHarness,
-} from "./harness";
+import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, getJson, ledgerOf, messagesBody, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness | undefined;
-
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const fake of Object.values(fakes)) fake.reset();
-});
-afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+const bed = useTestBed(STANDARD_FAKES);
 
 function totalHits(): number {
-  return Object.values(fakes).reduce((sum, fake) => sum + fake.completionHits().length, 0);
+  return Object.values(bed.fakes).reduce((sum, fake) => sum + fake.completionHits().length, 0);
 }
 
 const anthropicError = (status: number, type: string, message: string) => ({
@@ -46,8 +24,8 @@ describe("client errors are answered, credential errors fall through", () => {
     [422, "invalid_request_error"],
   ] as const) {
     it(`a ${status} from the plan on auto/thrifty reaches the client with its meaning, and no other target is tried`, async () => {
-      harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-      fakes.plan.script([anthropicError(status, type, `upstream says ${status}`)]);
+      const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+      bed.fakes.plan.script([anthropicError(status, type, `upstream says ${status}`)]);
 
       const viaOpenAi = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
       expect(viaOpenAi.status).toBe(status);
@@ -62,14 +40,14 @@ describe("client errors are answered, credential errors fall through", () => {
       const next = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
       expect(next.status).toBe(200);
       expect(next.headers.get("x-planfirst-rung")).toBe("subscription");
-      expect(fakes.router.completionHits()).toHaveLength(0);
-      expect(fakes.pricey.completionHits()).toHaveLength(0);
+      expect(bed.fakes.router.completionHits()).toHaveLength(0);
+      expect(bed.fakes.pricey.completionHits()).toHaveLength(0);
     });
   }
 
   it("a 400 on /v1/messages keeps the Anthropic shape and type", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-    fakes.plan.script([badRequest("anthropic", "messages.0.content: Field required")]);
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+    bed.fakes.plan.script([badRequest("anthropic", "messages.0.content: Field required")]);
     const response = await post(harness.url, "/v1/messages", messagesBody("auto/thrifty"));
     expect(response.status).toBe(400);
     const body = (await response.json()) as {
@@ -83,11 +61,11 @@ describe("client errors are answered, credential errors fall through", () => {
   });
 
   it("a 400 from a paid first target is returned, never retried on another paid rung, and its reservation released", async () => {
-    harness = await startHarness({
-      config: standardConfig(fakes),
+    const harness = await bed.start({
+      config: standardConfig(bed.fakes),
       env: { ...TEST_ENV, PLAN_TOKEN: "" },
     });
-    fakes.router.script([badRequest("openai", "Invalid 'messages[0].role'")]);
+    bed.fakes.router.script([badRequest("openai", "Invalid 'messages[0].role'")]);
     const response = await post(harness.url, "/v1/messages", messagesBody("auto/thrifty"));
     expect(response.status).toBe(400);
     const body = (await response.json()) as {
@@ -98,22 +76,22 @@ describe("client errors are answered, credential errors fall through", () => {
     expect(body.error.message).toBe("Invalid 'messages[0].role'");
     expect(response.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(response.headers.get("x-planfirst-cost-usd")).toBe("0");
-    expect(fakes.router.completionHits()).toHaveLength(1);
-    expect(fakes.pricey.completionHits()).toHaveLength(0);
+    expect(bed.fakes.router.completionHits()).toHaveLength(1);
+    expect(bed.fakes.pricey.completionHits()).toHaveLength(0);
     const ledger = ledgerOf(harness);
     expect(ledger.reservedUsd("cheap")).toBe(0);
     expect(ledger.spentUsd("cheap")).toBe(0);
   });
 
   it("a 400 on auto/subscription is returned as is, not turned into plan_quota_exhausted", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const now = harness.clock.now();
-    fakes.plan.usage(
+    bed.fakes.plan.usage(
       { five_hour: { utilization: 10, resets_at: new Date(now + 3_600_000).toISOString() } },
       { endpoint: "claude" },
     );
     await harness.server.gateway.refreshUsage();
-    fakes.plan.script([badRequest("anthropic", "max_tokens: must be positive")]);
+    bed.fakes.plan.script([badRequest("anthropic", "max_tokens: must be positive")]);
     const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/subscription"));
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { message: string } };
@@ -122,14 +100,14 @@ describe("client errors are answered, credential errors fall through", () => {
   });
 
   it("a 401 on a plan falls through to the next rung and cools that connection", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-    fakes.plan.script([unauthorized("anthropic")]);
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+    bed.fakes.plan.script([unauthorized("anthropic")]);
 
     const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(response.status).toBe(200);
     expect(response.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(response.headers.get("x-planfirst-attempts")).toBe("2");
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
 
     const status = await getJson<GatewayStatus>(harness.url, "/v1/status");
     const plan = status.connections.find((connection) => connection.id === "claude-plan")!;
@@ -150,6 +128,6 @@ describe("client errors are answered, credential errors fall through", () => {
     expect(again.headers.get("x-planfirst-attempts")).toBe("1");
     const strict = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(strict.status).toBe(429);
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
   });
 });

@@ -1,28 +1,16 @@
-import {
-  claudeRateLimited,
-  claudeUnifiedHeaders,
-  type FakeUpstream,
-} from "@planfirst/fake-upstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, type Harness, messagesBody, post, startFakes, startHarness } from "./harness";
+import { claudeRateLimited, claudeUnifiedHeaders } from "@planfirst/fake-upstream";
+import { describe, expect, it } from "vitest";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness;
-
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-  harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-});
-afterAll(async () => {
-  await harness.close();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+const bed = useTestBed(STANDARD_FAKES, {
+  gateway: (fakes) => ({ config: standardConfig(fakes), env: TEST_ENV }),
 });
 
 const hour = 3_600_000;
 
 function usageHits(): number {
-  return fakes.plan.hits.filter((hit) => hit.kind === "usage").length;
+  return bed.fakes.plan.hits.filter((hit) => hit.kind === "usage").length;
 }
 const minute = 60_000;
 
@@ -42,30 +30,34 @@ const REQUESTS = [
 
 describe("an exhausted plan (429 with a known reset)", () => {
   it("is sent nothing before its reset, across 20 requests; after the reset and a fresh reading, rung 0 serves again", async () => {
-    const clock = harness.clock;
+    const clock = bed.harness.clock;
     const resetAtMs = clock.now() + 2 * hour;
-    fakes.plan.usage(claudeUsagePayload(90, resetAtMs), { endpoint: "claude" });
-    await harness.server.gateway.refreshUsage();
+    bed.fakes.plan.usage(claudeUsagePayload(90, resetAtMs), { endpoint: "claude" });
+    await bed.harness.server.gateway.refreshUsage();
     // The plan answers one request, then runs out.
-    fakes.plan.script([
+    bed.fakes.plan.script([
       {},
       claudeRateLimited({ resetAtSec: Math.floor(resetAtMs / 1000), retryAfterSec: 7200 }),
     ]);
-    const served = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
+    const served = await post(bed.harness.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(served.headers.get("x-planfirst-rung")).toBe("subscription");
-    const exhausting = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
+    const exhausting = await post(
+      bed.harness.url,
+      "/v1/chat/completions",
+      chatBody("auto/thrifty"),
+    );
     expect(exhausting.headers.get("x-planfirst-rung")).toBe("cheap");
-    expect(fakes.plan.completionHits()).toHaveLength(2);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(2);
 
     // 20 requests spread over the two hours up to one second before the reset, with the usage
     // pollers asked to run every fifth request.
-    fakes.plan.script(() => ({}));
+    bed.fakes.plan.script(() => ({}));
     const stepMs = Math.floor((resetAtMs - 1_000 - clock.now()) / 20);
     for (let i = 0; i < 20; i++) {
       clock.advance(stepMs);
-      if (i % 5 === 4) await harness.server.gateway.refreshUsage();
+      if (i % 5 === 4) await bed.harness.server.gateway.refreshUsage();
       const [path, body] = REQUESTS[i % REQUESTS.length]!;
-      const response = await post(harness.url, path, body);
+      const response = await post(bed.harness.url, path, body);
       await response.text();
       const model = body.model;
       if (model.endsWith(":subscription") || model === "auto/subscription") {
@@ -79,7 +71,7 @@ describe("an exhausted plan (429 with a known reset)", () => {
         expect(response.status, `${i}: ${model}`).toBe(200);
         expect(response.headers.get("x-planfirst-rung")).toBe("cheap");
       }
-      expect(fakes.plan.completionHits(), `plan hit by request ${i}`).toHaveLength(2);
+      expect(bed.fakes.plan.completionHits(), `plan hit by request ${i}`).toHaveLength(2);
     }
     expect(clock.now()).toBeLessThan(resetAtMs);
     // Nor is its usage endpoint polled while it is known to be cooling until the reset.
@@ -87,21 +79,21 @@ describe("an exhausted plan (429 with a known reset)", () => {
 
     // The reset passes and a fresh reading arrives: rung 0 serves again, on both ids.
     clock.set(resetAtMs + 1_000);
-    fakes.plan.usage(claudeUsagePayload(0, clock.now() + 5 * hour), { endpoint: "claude" });
-    await harness.server.gateway.refreshUsage();
+    bed.fakes.plan.usage(claudeUsagePayload(0, clock.now() + 5 * hour), { endpoint: "claude" });
+    await bed.harness.server.gateway.refreshUsage();
     expect(usageHits()).toBe(2);
-    fakes.plan.script(() => ({
+    bed.fakes.plan.script(() => ({
       headers: claudeUnifiedHeaders({
         fiveHour: { utilization: 0.01, resetAtSec: Math.floor((clock.now() + 5 * hour) / 1000) },
       }),
     }));
-    const strict = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
+    const strict = await post(bed.harness.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(strict.status).toBe(200);
     expect(strict.headers.get("x-planfirst-rung")).toBe("subscription");
     expect(strict.headers.get("x-planfirst-attempts")).toBe("1");
     clock.advance(minute);
-    const thrifty = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
+    const thrifty = await post(bed.harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(thrifty.headers.get("x-planfirst-rung")).toBe("subscription");
-    expect(fakes.plan.completionHits()).toHaveLength(4);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(4);
   });
 });

@@ -10,6 +10,9 @@ export const TEST_ENV = {
   CLIENT_KEY: "pf-client-secret-value-333",
 };
 
+/** The fake upstreams behind {@link standardConfig}: the plan, the cheap and the premium model. */
+export const STANDARD_FAKES = { plan: "anthropic", router: "openai", pricey: "openai" } as const;
+
 /**
  * The standard ladder: a Claude plan (rung 0, hard-stop by operator entry), a cheap OpenRouter
  * model (rung 3) and a premium OpenRouter model (rung 4).

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
+import { type FakeUpstream, startFakeUpstream, type WireProtocol } from "@planfirst/fake-upstream";
 import type { SpendLedger } from "@planfirst/spend-ledger";
 import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
 import { createLogger } from "../src/observability/logger";
@@ -54,16 +55,22 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** What {@link startHarness} starts a gateway with. */
+export interface HarnessOptions {
+  config: GatewayConfigInput;
+  /** Variables the config's `env:` references read (default none). */
+  env?: Record<string, string>;
+  /** Default: a fresh {@link createClock}. */
+  clock?: TestClock;
+  /** Default: SQLite in a temporary directory removed on close. */
+  storage?: GatewayConfigInput["storage"];
+}
+
 /**
  * Starts a gateway on 127.0.0.1:0 over a temporary SQLite file (the default store), with the
  * injected clock, usage polls on demand only, and every log line captured.
  */
-export async function startHarness(options: {
-  config: GatewayConfigInput;
-  env?: Record<string, string>;
-  clock?: TestClock;
-  storage?: GatewayConfigInput["storage"];
-}): Promise<Harness> {
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const clock = options.clock ?? createClock();
   const dir = mkdtempSync(join(tmpdir(), "planfirst-gateway-"));
   const logs: string[] = [];
@@ -101,15 +108,77 @@ export async function startHarness(options: {
 
 /** Starts fake upstreams by name. */
 export async function startFakes<const N extends string>(
-  specs: Record<N, "openai" | "anthropic">,
+  specs: Record<N, WireProtocol>,
 ): Promise<Record<N, FakeUpstream>> {
   const entries = await Promise.all(
     Object.entries(specs).map(async ([name, protocol]) => [
       name,
-      await startFakeUpstream({ protocol: protocol as "openai" | "anthropic", name }),
+      await startFakeUpstream({ protocol: protocol as WireProtocol, name }),
     ]),
   );
   return Object.fromEntries(entries) as Record<N, FakeUpstream>;
+}
+
+/** The fake upstreams of a test file and the gateways its tests run against. */
+export interface TestBed<N extends string> {
+  /** The file's fake upstreams, started before its first test and closed after its last. */
+  readonly fakes: Record<N, FakeUpstream>;
+  /**
+   * The gateway the running test last started with {@link TestBed.start}, else the file's
+   * gateway; throws when there is neither.
+   */
+  readonly harness: Harness;
+  /** Starts a gateway ({@link startHarness}) that is closed when the running test ends. */
+  start(options: HarnessOptions): Promise<Harness>;
+}
+
+/**
+ * Registers the hooks of a gateway test file: `specs` names the fake upstreams to start before
+ * the first test (and close after the last). By default each test starts its own gateways with
+ * `start`; after each test they are closed and every fake is reset (scripts, usage replies and
+ * hits). With `gateway`, one gateway is started from the fakes before the first test and closed
+ * after the last, and the fakes are not reset between tests: such a file's tests share that
+ * gateway's state, so they share the fakes' too.
+ */
+export function useTestBed<const N extends string>(
+  specs: Record<N, WireProtocol>,
+  options: { gateway?: (fakes: Record<N, FakeUpstream>) => HarnessOptions } = {},
+): TestBed<N> {
+  let fakes: Record<N, FakeUpstream> | undefined;
+  let fileHarness: Harness | undefined;
+  let testHarnesses: Harness[] = [];
+  const allFakes = () => (fakes ? Object.values<FakeUpstream>(fakes) : []);
+
+  beforeAll(async () => {
+    fakes = await startFakes(specs);
+    if (options.gateway) fileHarness = await startHarness(options.gateway(fakes));
+  });
+  afterEach(async () => {
+    await Promise.all(testHarnesses.map((harness) => harness.close()));
+    testHarnesses = [];
+    if (!options.gateway) for (const fake of allFakes()) fake.reset();
+  });
+  afterAll(async () => {
+    await fileHarness?.close();
+    await Promise.all(allFakes().map((fake) => fake.close()));
+  });
+
+  return {
+    get fakes() {
+      if (!fakes) throw new Error("the fake upstreams start in beforeAll");
+      return fakes;
+    },
+    get harness() {
+      const harness = testHarnesses.at(-1) ?? fileHarness;
+      if (!harness) throw new Error("no gateway is running: start one first");
+      return harness;
+    },
+    async start(harnessOptions) {
+      const harness = await startHarness(harnessOptions);
+      testHarnesses.push(harness);
+      return harness;
+    },
+  };
 }
 
 /** POSTs JSON to the gateway. */

@@ -1,10 +1,11 @@
-import { claudeRateLimited, type FakeUpstream } from "@planfirst/fake-upstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, type Harness, messagesBody, post, startFakes, startHarness } from "./harness";
+import { claudeRateLimited } from "@planfirst/fake-upstream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness;
+const bed = useTestBed(STANDARD_FAKES, {
+  gateway: (fakes) => ({ config: standardConfig(fakes), env: TEST_ENV }),
+});
 let exposition: string;
 
 const hour = 3_600_000;
@@ -98,8 +99,7 @@ function sampleValue(samples: Sample[], name: string, labels: Record<string, str
 }
 
 beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-  harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+  const { fakes, harness } = bed;
   const now = harness.clock.now();
   fakes.plan.usage(claudeUsagePayload(25, now + 2 * hour), { endpoint: "claude" });
   await harness.server.gateway.refreshUsage();
@@ -125,11 +125,6 @@ beforeAll(async () => {
   expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
   exposition = await response.text();
 });
-afterAll(async () => {
-  await harness.close();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
-
 describe("GET /metrics (Prometheus text exposition)", () => {
   it("is valid exposition format, line by line", () => {
     const samples = parseExposition(exposition);

@@ -1,40 +1,24 @@
-import {
-  claudeRateLimited,
-  claudeUnifiedHeaders,
-  type FakeUpstream,
-} from "@planfirst/fake-upstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { claudeRateLimited, claudeUnifiedHeaders } from "@planfirst/fake-upstream";
+import { afterAll, describe, expect, it } from "vitest";
 import type { GatewayStatus } from "../src/status/gateway-status";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import {
   chatBody,
   createClock,
   deleteRedisKeys,
   getJson,
-  type Harness,
   ledgerOf,
   messagesBody,
   post,
   redisStorage,
-  startFakes,
-  startHarness,
+  useTestBed,
   waitFor,
 } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let open: Harness[] = [];
+const bed = useTestBed(STANDARD_FAKES);
 const prefixes: string[] = [];
 
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-});
-afterEach(async () => {
-  await Promise.all(open.map((harness) => harness.close()));
-  open = [];
-  for (const fake of Object.values(fakes)) fake.reset();
-});
 afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
   await Promise.all(prefixes.map((prefix) => deleteRedisKeys(prefix)));
 });
 
@@ -48,11 +32,9 @@ async function twoReplicas(
   const storage = redisStorage();
   prefixes.push(storage.keyPrefix);
   const clock = createClock();
-  const config = standardConfig(fakes, overrides);
-  const a = await startHarness({ config, env, clock, storage });
-  open.push(a);
-  const b = await startHarness({ config, env, clock, storage });
-  open.push(b);
+  const config = standardConfig(bed.fakes, overrides);
+  const a = await bed.start({ config, env, clock, storage });
+  const b = await bed.start({ config, env, clock, storage });
   return { a, b, clock };
 }
 
@@ -64,10 +46,9 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
   it("a gateway on Redis serves requests and keeps quota readings and spend in Redis", async () => {
     const storage = redisStorage();
     prefixes.push(storage.keyPrefix);
-    const harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV, storage });
-    open.push(harness);
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV, storage });
     const now = harness.clock.now();
-    fakes.plan.usage(claudeUsagePayload(30, now + 2 * hour), { endpoint: "claude" });
+    bed.fakes.plan.usage(claudeUsagePayload(30, now + 2 * hour), { endpoint: "claude" });
     await harness.server.gateway.refreshUsage();
 
     const plan = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
@@ -78,13 +59,12 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
     expect(paid.headers.get("x-planfirst-rung")).toBe("cheap");
 
     // A gateway started later on the same prefix loads what the first one wrote.
-    const later = await startHarness({
-      config: standardConfig(fakes),
+    const later = await bed.start({
+      config: standardConfig(bed.fakes),
       env: TEST_ENV,
       clock: harness.clock,
       storage,
     });
-    open.push(later);
     const status = await getJson<GatewayStatus>(later.url, "/v1/status");
     expect(connectionOf(status, "claude-plan").quota?.remainingPercent).toBe(70);
     expect(status.budgets.find((b) => b.rung === "cheap")!.spentUsd).toBe(
@@ -95,14 +75,14 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
   it("a plan exhausted through one replica is skipped by the other, which never sends it a request", async () => {
     const { a, b, clock } = await twoReplicas();
     const resetAtMs = clock.now() + hour;
-    fakes.plan.script([
+    bed.fakes.plan.script([
       claudeRateLimited({ resetAtSec: Math.floor(resetAtMs / 1000), retryAfterSec: 3600 }),
     ]);
 
     const first = await post(a.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(first.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(first.headers.get("x-planfirst-attempts")).toBe("2");
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
 
     await waitFor(
       async () =>
@@ -118,13 +98,13 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
     const strict = await post(b.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(strict.status).toBe(429);
     expect(Number(strict.headers.get("retry-after"))).toBe(3600);
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
 
     // After the reset a fresh reading taken by B puts the plan back for A as well.
     clock.set(resetAtMs + 1_000);
-    fakes.plan.usage(claudeUsagePayload(5, clock.now() + 5 * hour), { endpoint: "claude" });
+    bed.fakes.plan.usage(claudeUsagePayload(5, clock.now() + 5 * hour), { endpoint: "claude" });
     await b.server.gateway.refreshUsage();
-    fakes.plan.script(() => ({
+    bed.fakes.plan.script(() => ({
       headers: claudeUnifiedHeaders({
         fiveHour: { utilization: 0.05, resetAtSec: Math.floor((clock.now() + 5 * hour) / 1000) },
       }),
@@ -155,7 +135,7 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
       { subscriptionLadder: { rungBudgetUsd: { cheap: 0.01 } } },
       { ...TEST_ENV, PLAN_TOKEN: "" },
     );
-    fakes.router.script(() => ({ usage: { inputTokens: 30_000, outputTokens: 0 } }));
+    bed.fakes.router.script(() => ({ usage: { inputTokens: 30_000, outputTokens: 0 } }));
 
     const viaA = await post(a.url, "/v1/chat/completions", chatBody("qwen/qwen3-coder"));
     expect(viaA.headers.get("x-planfirst-cost-usd")).toBe("0.006");
@@ -163,7 +143,7 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
     expect(viaB.status).toBe(200);
     expect(viaB.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(viaB.headers.get("x-planfirst-cost-usd")).toBe("0.006");
-    expect(fakes.router.completionHits()).toHaveLength(2);
+    expect(bed.fakes.router.completionHits()).toHaveLength(2);
 
     // Neither replica spent the budget alone; together they did, and both know it.
     for (const replica of [a, b]) {
@@ -176,8 +156,8 @@ describe("storage.driver redis (real Redis, random key prefix per gateway pair)"
       expect(response.status).toBe(200);
       expect(response.headers.get("x-planfirst-rung")).toBe("premium");
     }
-    expect(fakes.router.completionHits()).toHaveLength(2);
-    expect(fakes.pricey.completionHits()).toHaveLength(2);
+    expect(bed.fakes.router.completionHits()).toHaveLength(2);
+    expect(bed.fakes.pricey.completionHits()).toHaveLength(2);
     const status = await getJson<GatewayStatus>(a.url, "/v1/status");
     expect(status.budgets.find((budget) => budget.rung === "cheap")).toMatchObject({
       spentUsd: 0.012,

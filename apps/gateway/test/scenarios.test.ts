@@ -1,27 +1,9 @@
-import {
-  badRequest,
-  claudeRateLimited,
-  claudeUnifiedHeaders,
-  type FakeUpstream,
-} from "@planfirst/fake-upstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, type Harness, messagesBody, post, startFakes, startHarness } from "./harness";
+import { badRequest, claudeRateLimited, claudeUnifiedHeaders } from "@planfirst/fake-upstream";
+import { describe, expect, it } from "vitest";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness | undefined;
-
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const fake of Object.values(fakes)) fake.reset();
-});
-afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+const bed = useTestBed(STANDARD_FAKES);
 
 const hour = 3_600_000;
 
@@ -34,11 +16,11 @@ function headroomHeaders(nowMs: number, utilization = 0.2) {
 
 describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () => {
   it("plan has headroom: served on rung 0 at cost 0", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const now = harness.clock.now();
-    fakes.plan.usage(claudeUsagePayload(20, now + 2 * hour), { endpoint: "claude" });
+    bed.fakes.plan.usage(claudeUsagePayload(20, now + 2 * hour), { endpoint: "claude" });
     await harness.server.gateway.refreshUsage();
-    fakes.plan.script(() => ({ headers: headroomHeaders(harness!.clock.now()) }));
+    bed.fakes.plan.script(() => ({ headers: headroomHeaders(harness.clock.now()) }));
 
     const response = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(response.status).toBe(200);
@@ -49,14 +31,14 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
     expect(response.headers.get("x-planfirst-cost-usd")).toBe("0");
     const body = (await response.json()) as { content: { text: string }[] };
     expect(body.content[0]!.text).toBe("ok");
-    expect(fakes.router.completionHits()).toHaveLength(0);
+    expect(bed.fakes.router.completionHits()).toHaveLength(0);
   });
 
   it("plan exhausted: auto/thrifty escalates within the request, auto/subscription answers 429 with Retry-After, the plan is not hit again before its reset, and rung 0 is back after the reset", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const clock = harness.clock;
     const resetAtMs = clock.now() + hour;
-    fakes.plan.script([
+    bed.fakes.plan.script([
       claudeRateLimited({ resetAtSec: Math.floor(resetAtMs / 1000), retryAfterSec: 3600 }),
     ]);
 
@@ -65,7 +47,7 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
     expect(escalated.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(escalated.headers.get("x-planfirst-connection")).toBe("openrouter");
     expect(escalated.headers.get("x-planfirst-attempts")).toBe("2");
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
 
     const strict = await post(harness.url, "/v1/chat/completions", chatBody("auto/subscription"));
     expect(strict.status).toBe(429);
@@ -86,19 +68,19 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
     expect(stillStrict.status).toBe(429);
     expect(Number(stillStrict.headers.get("retry-after"))).toBe(1800);
     expect(((await stillStrict.json()) as { type: string }).type).toBe("error");
-    expect(fakes.plan.completionHits()).toHaveLength(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(1);
 
     // The reset instant passes: the next request is back on rung 0, no restart, no backoff.
     clock.set(resetAtMs + 1_000);
-    fakes.plan.script(() => ({ headers: headroomHeaders(clock.now(), 0.01) }));
+    bed.fakes.plan.script(() => ({ headers: headroomHeaders(clock.now(), 0.01) }));
     const back = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(back.status).toBe(200);
     expect(back.headers.get("x-planfirst-rung")).toBe("subscription");
     expect(back.headers.get("x-planfirst-cost-usd")).toBe("0");
-    expect(fakes.plan.completionHits()).toHaveLength(2);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(2);
 
     // auto/subscription needs a verified reading: the usage poll takes one after the reset.
-    fakes.plan.usage(claudeUsagePayload(1, clock.now() + 5 * hour), { endpoint: "claude" });
+    bed.fakes.plan.usage(claudeUsagePayload(1, clock.now() + 5 * hour), { endpoint: "claude" });
     await harness.server.gateway.refreshUsage();
     const strictBack = await post(harness.url, "/v1/messages", messagesBody("auto/subscription"));
     expect(strictBack.status).toBe(200);
@@ -106,8 +88,10 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("B4: a paid rung at its budget is skipped and the next rung serves", async () => {
-    harness = await startHarness({
-      config: standardConfig(fakes, { subscriptionLadder: { rungBudgetUsd: { cheap: 0.000001 } } }),
+    const harness = await bed.start({
+      config: standardConfig(bed.fakes, {
+        subscriptionLadder: { rungBudgetUsd: { cheap: 0.000001 } },
+      }),
       env: { ...TEST_ENV, PLAN_TOKEN: "" },
     });
     const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
@@ -116,8 +100,8 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
     expect(response.headers.get("x-planfirst-attempts")).toBe("2");
     expect(Number(response.headers.get("x-planfirst-cost-usd"))).toBeGreaterThan(0);
     expect(response.headers.get("x-planfirst-cost-usd")).toMatch(/^\d+(\.\d{1,6})?$/);
-    expect(fakes.router.completionHits()).toHaveLength(0);
-    expect(fakes.pricey.completionHits()).toHaveLength(1);
+    expect(bed.fakes.router.completionHits()).toHaveLength(0);
+    expect(bed.fakes.pricey.completionHits()).toHaveLength(1);
 
     const status = (await (await fetch(`${harness.url}/v1/status`)).json()) as {
       budgets: { rung: string; spentUsd: number }[];
@@ -127,11 +111,11 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("a paid target is settled with the real cost, in micro-dollars", async () => {
-    harness = await startHarness({
-      config: standardConfig(fakes),
+    const harness = await bed.start({
+      config: standardConfig(bed.fakes),
       env: { ...TEST_ENV, PLAN_TOKEN: "" },
     });
-    fakes.router.script([{ usage: { inputTokens: 1000, outputTokens: 500 } }]);
+    bed.fakes.router.script([{ usage: { inputTokens: 1000, outputTokens: 500 } }]);
     const response = await post(harness.url, "/v1/chat/completions", chatBody("qwen/qwen3-coder"));
     expect(response.status).toBe(200);
     // 1000 × $0.20/MTok + 500 × $0.80/MTok = $0.0006
@@ -139,23 +123,23 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("a 400 from the first target is returned to the client, not escalated", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-    fakes.plan.script([badRequest("anthropic", "messages: roles must alternate")]);
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+    bed.fakes.plan.script([badRequest("anthropic", "messages: roles must alternate")]);
     const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { message: string } };
     expect(body.error.message).toContain("roles must alternate");
     expect(response.headers.get("x-planfirst-connection")).toBe("claude-plan");
-    expect(fakes.router.completionHits()).toHaveLength(0);
-    expect(fakes.pricey.completionHits()).toHaveLength(0);
+    expect(bed.fakes.router.completionHits()).toHaveLength(0);
+    expect(bed.fakes.pricey.completionHits()).toHaveLength(0);
   });
 
   it("a stream cut mid-way ends with an explicit error event, never a clean end", async () => {
-    harness = await startHarness({
-      config: standardConfig(fakes),
+    const harness = await bed.start({
+      config: standardConfig(bed.fakes),
       env: { ...TEST_ENV, PLAN_TOKEN: "" },
     });
-    fakes.router.script(() => ({
+    bed.fakes.router.script(() => ({
       stream: { chunks: ["one ", "two ", "three ", "four"], cutAfter: 2 },
     }));
 
@@ -184,8 +168,8 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("a failure before the first streamed byte falls through to the next target", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
-    fakes.plan.script([
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+    bed.fakes.plan.script([
       claudeRateLimited({
         resetAtSec: Math.floor((harness.clock.now() + hour) / 1000),
         retryAfterSec: 60,
@@ -203,7 +187,7 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("an unknown model is 404 and an undefined category lists the defined ones", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const unknown = await post(harness.url, "/v1/chat/completions", chatBody("gpt-nope"));
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe(
@@ -216,8 +200,8 @@ describe("dispatch scenarios (real HTTP, fake upstreams, injected clock)", () =>
   });
 
   it("categories narrow the pool before the ladder", async () => {
-    harness = await startHarness({
-      config: standardConfig(fakes),
+    const harness = await bed.start({
+      config: standardConfig(bed.fakes),
       env: { ...TEST_ENV, PLAN_TOKEN: "" },
     });
     const response = await post(

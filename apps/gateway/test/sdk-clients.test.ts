@@ -1,21 +1,21 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { claudeUnifiedHeaders, type FakeUpstream } from "@planfirst/fake-upstream";
+import { claudeUnifiedHeaders } from "@planfirst/fake-upstream";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
-import { type Harness, startFakes, startHarness } from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness;
+const bed = useTestBed(STANDARD_FAKES, {
+  gateway: (fakes) => ({
+    config: standardConfig(fakes, { server: { apiKeys: ["env:CLIENT_KEY"] } }),
+    env: TEST_ENV,
+  }),
+});
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-  harness = await startHarness({
-    config: standardConfig(fakes, { server: { apiKeys: ["env:CLIENT_KEY"] } }),
-    env: TEST_ENV,
-  });
+  const { fakes, harness } = bed;
   const now = harness.clock.now();
   fakes.plan.usage(claudeUsagePayload(10, now + 3_600_000), { endpoint: "claude" });
   await harness.server.gateway.refreshUsage();
@@ -30,11 +30,6 @@ beforeAll(async () => {
   // Claude Code and the SDK send the key as x-api-key.
   anthropic = new Anthropic({ baseURL: harness.url, apiKey: TEST_ENV.CLIENT_KEY, maxRetries: 0 });
 });
-afterAll(async () => {
-  await harness.close();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
-
 const MODELS = ["auto/subscription", "auto/thrifty", "qwen/qwen3-coder"] as const;
 
 describe("official SDK clients against the gateway", () => {
@@ -88,9 +83,13 @@ describe("official SDK clients against the gateway", () => {
   }
 
   it("a wrong client key is refused with 401 by both SDKs", async () => {
-    const bad = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "wrong", maxRetries: 0 });
+    const bad = new OpenAI({ baseURL: `${bed.harness.url}/v1`, apiKey: "wrong", maxRetries: 0 });
     await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
-    const badAnthropic = new Anthropic({ baseURL: harness.url, apiKey: "wrong", maxRetries: 0 });
+    const badAnthropic = new Anthropic({
+      baseURL: bed.harness.url,
+      apiKey: "wrong",
+      maxRetries: 0,
+    });
     await expect(
       badAnthropic.messages.create({
         model: "auto/thrifty",

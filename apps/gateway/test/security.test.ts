@@ -1,13 +1,11 @@
-import { type FakeUpstream, unauthorized } from "@planfirst/fake-upstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unauthorized } from "@planfirst/fake-upstream";
+import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import { ConfigError } from "../src/errors";
 import { startServer } from "../src/server";
-import { standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, type Harness, post, startFakes, startHarness } from "./harness";
+import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness;
 const SECRETS = [
   TEST_ENV.PLAN_TOKEN,
   TEST_ENV.ROUTER_KEY,
@@ -15,9 +13,8 @@ const SECRETS = [
   TEST_ENV.CLIENT_KEY,
 ];
 
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-  harness = await startHarness({
+const bed = useTestBed(STANDARD_FAKES, {
+  gateway: (fakes) => ({
     config: standardConfig(fakes, {
       server: {
         apiKeys: [
@@ -28,18 +25,14 @@ beforeAll(async () => {
       },
     }),
     env: { ...TEST_ENV, ROUTER_ONLY_KEY: "pf-router-only-444" },
-  });
-});
-afterAll(async () => {
-  await harness.close();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+  }),
 });
 
 const auth = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
 
 describe("client keys, limits and secrets", () => {
   it("every endpoint but /healthz needs a key, as Bearer or x-api-key", async () => {
-    expect((await fetch(`${harness.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${bed.harness.url}/healthz`)).status).toBe(200);
     for (const path of [
       "/v1/models",
       "/metrics",
@@ -47,14 +40,14 @@ describe("client keys, limits and secrets", () => {
       "/",
       "/v1/ladder?model=auto/thrifty",
     ]) {
-      expect((await fetch(`${harness.url}${path}`)).status).toBe(401);
-      expect((await fetch(`${harness.url}${path}`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${bed.harness.url}${path}`)).status).toBe(401);
+      expect((await fetch(`${bed.harness.url}${path}`, { headers: auth })).status).toBe(200);
     }
-    const viaHeader = await fetch(`${harness.url}/v1/models`, {
+    const viaHeader = await fetch(`${bed.harness.url}/v1/models`, {
       headers: { "x-api-key": TEST_ENV.CLIENT_KEY },
     });
     expect(viaHeader.status).toBe(200);
-    const wrong = await post(harness.url, "/v1/messages", chatBody("auto/thrifty"), {
+    const wrong = await post(bed.harness.url, "/v1/messages", chatBody("auto/thrifty"), {
       "x-api-key": `${TEST_ENV.CLIENT_KEY}x`,
     });
     expect(wrong.status).toBe(401);
@@ -62,15 +55,20 @@ describe("client keys, limits and secrets", () => {
   });
 
   it("a key limited to some connections never reaches the others", async () => {
-    fakes.plan.reset();
-    const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"), {
+    bed.fakes.plan.reset();
+    const response = await post(bed.harness.url, "/v1/chat/completions", chatBody("auto/thrifty"), {
       authorization: "Bearer pf-router-only-444",
     });
     expect(response.headers.get("x-planfirst-connection")).toBe("openrouter");
-    expect(fakes.plan.completionHits()).toHaveLength(0);
-    const strict = await post(harness.url, "/v1/chat/completions", chatBody("auto/subscription"), {
-      authorization: "Bearer pf-router-only-444",
-    });
+    expect(bed.fakes.plan.completionHits()).toHaveLength(0);
+    const strict = await post(
+      bed.harness.url,
+      "/v1/chat/completions",
+      chatBody("auto/subscription"),
+      {
+        authorization: "Bearer pf-router-only-444",
+      },
+    );
     expect(strict.status).toBe(429);
   });
 
@@ -78,15 +76,15 @@ describe("client keys, limits and secrets", () => {
     const big = chatBody("auto/thrifty", {
       messages: [{ role: "user", content: "x".repeat(10_000) }],
     });
-    const response = await post(harness.url, "/v1/chat/completions", big, auth);
+    const response = await post(bed.harness.url, "/v1/chat/completions", big, auth);
     expect(response.status).toBe(413);
   });
 
   it("401/403 from an upstream cools that connection and the request falls through", async () => {
-    fakes.plan.reset();
-    fakes.plan.script([unauthorized("anthropic")]);
+    bed.fakes.plan.reset();
+    bed.fakes.plan.script([unauthorized("anthropic")]);
     const response = await post(
-      harness.url,
+      bed.harness.url,
       "/v1/chat/completions",
       chatBody("claude-sonnet-4-5"),
       auth,
@@ -95,7 +93,9 @@ describe("client keys, limits and secrets", () => {
     expect(response.status).toBe(502);
     const body = (await response.json()) as { error: { attempts: { outcome: string }[] } };
     expect(body.error.attempts[0]!.outcome).toBe("auth_invalid");
-    const status = (await (await fetch(`${harness.url}/v1/status`, { headers: auth })).json()) as {
+    const status = (await (
+      await fetch(`${bed.harness.url}/v1/status`, { headers: auth })
+    ).json()) as {
       connections: { id: string; cooldownUntil: string | null }[];
     };
     expect(status.connections.find((c) => c.id === "claude-plan")!.cooldownUntil).not.toBeNull();
@@ -104,7 +104,7 @@ describe("client keys, limits and secrets", () => {
   it("no credential appears in logs, error bodies, /metrics, /v1/ladder or /v1/status", async () => {
     const outputs: string[] = [];
     for (const model of ["auto/thrifty", "auto/subscription", "claude-sonnet-4-5", "nope"]) {
-      const response = await post(harness.url, "/v1/chat/completions", chatBody(model), auth);
+      const response = await post(bed.harness.url, "/v1/chat/completions", chatBody(model), auth);
       outputs.push(await response.text());
     }
     for (const path of [
@@ -114,9 +114,9 @@ describe("client keys, limits and secrets", () => {
       "/v1/ladder?model=auto/thrifty",
       "/v1/ladder?model=auto/subscription",
     ]) {
-      outputs.push(await (await fetch(`${harness.url}${path}`, { headers: auth })).text());
+      outputs.push(await (await fetch(`${bed.harness.url}${path}`, { headers: auth })).text());
     }
-    harness.server.gateway.deps.logger.info(
+    bed.harness.server.gateway.deps.logger.info(
       {
         headers: {
           authorization: `Bearer ${TEST_ENV.CLIENT_KEY}`,
@@ -126,8 +126,8 @@ describe("client keys, limits and secrets", () => {
       },
       "redaction probe",
     );
-    const everything = `${outputs.join("\n")}\n${harness.logs.join("")}`;
-    expect(harness.logs.join("")).toContain("redaction probe");
+    const everything = `${outputs.join("\n")}\n${bed.harness.logs.join("")}`;
+    expect(bed.harness.logs.join("")).toContain("redaction probe");
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
   });
 

@@ -1,29 +1,16 @@
-import { claudeRateLimited, type FakeUpstream } from "@planfirst/fake-upstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { claudeRateLimited } from "@planfirst/fake-upstream";
+import { describe, expect, it } from "vitest";
 import type { GatewayStatus } from "../src/status/gateway-status";
-import { claudeUsagePayload, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, getJson, type Harness, post, startFakes, startHarness } from "./harness";
+import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
+import { chatBody, getJson, post, useTestBed } from "./harness";
 
-let fakes: { plan: FakeUpstream; router: FakeUpstream; pricey: FakeUpstream };
-let harness: Harness | undefined;
-
-beforeAll(async () => {
-  fakes = await startFakes({ plan: "anthropic", router: "openai", pricey: "openai" });
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const fake of Object.values(fakes)) fake.reset();
-});
-afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+const bed = useTestBed(STANDARD_FAKES);
 
 const hour = 3_600_000;
 const day = 24 * hour;
 
 async function statusPage(): Promise<string> {
-  const response = await fetch(`${harness!.url}/`);
+  const response = await fetch(`${bed.harness.url}/`);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/html/);
   return response.text();
@@ -42,12 +29,12 @@ function connectionOf(status: GatewayStatus, id: string) {
 
 describe("GET /v1/status and the GET / status page", () => {
   it("show a plan's quota windows with their resets and a paid rung's spend against its budget", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const clock = harness.clock;
     const fiveHourReset = clock.now() + 2 * hour;
-    fakes.plan.usage(claudeUsagePayload(20, fiveHourReset), { endpoint: "claude" });
+    bed.fakes.plan.usage(claudeUsagePayload(20, fiveHourReset), { endpoint: "claude" });
     await harness.server.gateway.refreshUsage();
-    fakes.router.script([{ usage: { inputTokens: 1000, outputTokens: 500 } }]);
+    bed.fakes.router.script([{ usage: { inputTokens: 1000, outputTokens: 500 } }]);
     const paid = await post(harness.url, "/v1/chat/completions", chatBody("qwen/qwen3-coder"));
     expect(paid.headers.get("x-planfirst-cost-usd")).toBe("0.0006");
     clock.advance(60_000);
@@ -107,10 +94,10 @@ describe("GET /v1/status and the GET / status page", () => {
   });
 
   it("show an exhausted plan at 0 % with its reset and cooldown, and the countdown follows the clock", async () => {
-    harness = await startHarness({ config: standardConfig(fakes), env: TEST_ENV });
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const clock = harness.clock;
     const resetAtMs = clock.now() + 90 * 60_000;
-    fakes.plan.script([
+    bed.fakes.plan.script([
       claudeRateLimited({ resetAtSec: Math.floor(resetAtMs / 1000), retryAfterSec: 5400 }),
     ]);
     await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));

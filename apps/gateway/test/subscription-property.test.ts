@@ -1,34 +1,26 @@
 import {
   claudeRateLimited,
   claudeUnifiedHeaders,
-  type FakeUpstream,
   type Reply,
   serverError,
 } from "@planfirst/fake-upstream";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { claudeUsagePayload } from "./fixtures";
 import {
   CLAUDE_HARD_STOP_ENTRY,
   chatBody,
   messagesBody,
   post,
-  startFakes,
   startHarness,
+  useTestBed,
 } from "./harness";
 
-let fakes: Record<"plan" | "softPlan" | "metered" | "local", FakeUpstream>;
-
-beforeAll(async () => {
-  fakes = await startFakes({
-    plan: "anthropic",
-    softPlan: "openai",
-    metered: "openai",
-    local: "openai",
-  });
-});
-afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+const bed = useTestBed({
+  plan: "anthropic",
+  softPlan: "openai",
+  metered: "openai",
+  local: "openai",
 });
 
 const behaviour = fc.constantFrom("ok", "ok-low", "429", "500", "stream-cut");
@@ -69,7 +61,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
           ),
         }),
         async ({ planUsedPercent, behaviours, requests }) => {
-          for (const fake of Object.values(fakes)) fake.reset();
+          for (const fake of Object.values(bed.fakes)) fake.reset();
           const harness = await startHarness({
             storage: { driver: "memory" },
             env: { PLAN: "plan-cred", SOFT: "soft-cred", METERED: "metered-cred" },
@@ -80,7 +72,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                   provider: "claude",
                   authType: "oauth",
                   protocol: "anthropic",
-                  baseUrl: fakes.plan.url,
+                  baseUrl: bed.fakes.plan.url,
                   credential: "env:PLAN",
                   models: ["claude-sonnet-4-5"],
                 },
@@ -89,7 +81,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                   provider: "github-copilot",
                   authType: "oauth",
                   protocol: "openai",
-                  baseUrl: fakes.softPlan.url,
+                  baseUrl: bed.fakes.softPlan.url,
                   credential: "env:SOFT",
                   models: ["gpt-4.1"],
                 },
@@ -98,7 +90,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                   provider: "openrouter",
                   authType: "apikey",
                   protocol: "openai",
-                  baseUrl: fakes.metered.url,
+                  baseUrl: bed.fakes.metered.url,
                   credential: "env:METERED",
                   models: ["qwen/qwen3-coder"],
                 },
@@ -107,7 +99,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                   provider: "ollama",
                   authType: "none",
                   protocol: "openai",
-                  baseUrl: fakes.local.url,
+                  baseUrl: bed.fakes.local.url,
                   models: ["qwen2.5-coder:7b"],
                 },
               ],
@@ -118,7 +110,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
           try {
             const now = harness.clock.now();
             if (planUsedPercent !== undefined) {
-              fakes.plan.usage(claudeUsagePayload(planUsedPercent, now + 3_600_000), {
+              bed.fakes.plan.usage(claudeUsagePayload(planUsedPercent, now + 3_600_000), {
                 endpoint: "claude",
               });
               await harness.server.gateway.refreshUsage();
@@ -128,11 +120,11 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
               const row = behaviours[step % behaviours.length]!;
               return replyFor(row[index]!, protocol, harness.clock.now());
             };
-            fakes.plan.script(scriptOf(0, "anthropic"));
-            fakes.softPlan.script(scriptOf(1, "openai"));
-            fakes.metered.script(scriptOf(2, "openai"));
-            fakes.local.script(scriptOf(3, "openai"));
-            const others = [fakes.softPlan, fakes.metered, fakes.local];
+            bed.fakes.plan.script(scriptOf(0, "anthropic"));
+            bed.fakes.softPlan.script(scriptOf(1, "openai"));
+            bed.fakes.metered.script(scriptOf(2, "openai"));
+            bed.fakes.local.script(scriptOf(3, "openai"));
+            const others = [bed.fakes.softPlan, bed.fakes.metered, bed.fakes.local];
             for (const request of requests) {
               step++;
               const before = others.map((fake) => fake.completionHits().length);

@@ -1,40 +1,19 @@
 import { claudeRateLimited, type FakeUpstream, serverError } from "@planfirst/fake-upstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
 import type { ModelExplanation } from "../src/dispatch/explain";
 import { claudeUsagePayload, TEST_ENV } from "./fixtures";
-import {
-  CLAUDE_HARD_STOP_ENTRY,
-  chatBody,
-  getJson,
-  type Harness,
-  post,
-  startFakes,
-  startHarness,
-} from "./harness";
+import { CLAUDE_HARD_STOP_ENTRY, chatBody, getJson, post, useTestBed } from "./harness";
 
 type Name = "planA" | "planB" | "pricier" | "cheaper" | "cheaper2" | "local1" | "local2";
-let fakes: Record<Name, FakeUpstream>;
-let harness: Harness | undefined;
-
-beforeAll(async () => {
-  fakes = await startFakes({
-    planA: "anthropic",
-    planB: "anthropic",
-    pricier: "openai",
-    cheaper: "openai",
-    cheaper2: "openai",
-    local1: "openai",
-    local2: "openai",
-  });
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const fake of Object.values(fakes)) fake.reset();
-});
-afterAll(async () => {
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+const bed = useTestBed<Name>({
+  planA: "anthropic",
+  planB: "anthropic",
+  pricier: "openai",
+  cheaper: "openai",
+  cheaper2: "openai",
+  local1: "openai",
+  local2: "openai",
 });
 
 const hour = 3_600_000;
@@ -73,13 +52,13 @@ function orderConfig(): GatewayConfigInput {
   });
   return {
     connections: [
-      plan("plan-a", fakes.planA, "env:PLAN_TOKEN"),
-      plan("plan-b", fakes.planB, "env:PLAN_TOKEN_B"),
-      metered("router-pricier", fakes.pricier, "vendor/coder-pricier"),
-      metered("router-cheaper", fakes.cheaper, "vendor/coder-cheaper"),
-      metered("router-cheaper-2", fakes.cheaper2, "vendor/coder-cheaper"),
-      local("local-1", fakes.local1),
-      local("local-2", fakes.local2),
+      plan("plan-a", bed.fakes.planA, "env:PLAN_TOKEN"),
+      plan("plan-b", bed.fakes.planB, "env:PLAN_TOKEN_B"),
+      metered("router-pricier", bed.fakes.pricier, "vendor/coder-pricier"),
+      metered("router-cheaper", bed.fakes.cheaper, "vendor/coder-cheaper"),
+      metered("router-cheaper-2", bed.fakes.cheaper2, "vendor/coder-cheaper"),
+      local("local-1", bed.fakes.local1),
+      local("local-2", bed.fakes.local2),
     ],
     catalog: {
       connections: [CLAUDE_HARD_STOP_ENTRY],
@@ -107,7 +86,7 @@ const ENV = { ...TEST_ENV, PLAN_TOKEN_B: "sk-ant-oat01-second-plan-secret-444" }
 
 async function targetsOf(model: string): Promise<string[]> {
   const explained = await getJson<ModelExplanation>(
-    harness!.url,
+    bed.harness.url,
     `/v1/ladder?model=${encodeURIComponent(model)}`,
   );
   return explained.targets.map((target) => target.connection);
@@ -115,21 +94,21 @@ async function targetsOf(model: string): Promise<string[]> {
 
 /** Both plans at 50 % used, their 5-hour windows resetting `resetInA` and `resetInB` from now. */
 async function planReadings(resetInA: number, resetInB: number): Promise<void> {
-  const now = harness!.clock.now();
-  fakes.planA.usage(claudeUsagePayload(50, now + resetInA), { endpoint: "claude" });
-  fakes.planB.usage(claudeUsagePayload(50, now + resetInB), { endpoint: "claude" });
-  await harness!.server.gateway.refreshUsage();
+  const now = bed.harness.clock.now();
+  bed.fakes.planA.usage(claudeUsagePayload(50, now + resetInA), { endpoint: "claude" });
+  bed.fakes.planB.usage(claudeUsagePayload(50, now + resetInB), { endpoint: "claude" });
+  await bed.harness.server.gateway.refreshUsage();
 }
 
 describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => {
   it("use it or lose it: of two plan logins on rung 0 the one whose window resets sooner goes first", async () => {
-    harness = await startHarness({ config: orderConfig(), env: ENV });
+    const harness = await bed.start({ config: orderConfig(), env: ENV });
     await planReadings(4 * hour, 1 * hour);
     expect((await targetsOf("auto/subscription")).slice(0, 2)).toEqual(["plan-b", "plan-a"]);
     const first = await post(harness.url, "/v1/chat/completions", chatBody("auto/subscription"));
     expect(first.status).toBe(200);
     expect(first.headers.get("x-planfirst-connection")).toBe("plan-b");
-    expect(fakes.planA.completionHits()).toHaveLength(0);
+    expect(bed.fakes.planA.completionHits()).toHaveLength(0);
 
     // Later readings flip the resets: the order follows them, not config order or the last winner.
     harness.clock.advance(200_000);
@@ -139,7 +118,7 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
     expect(second.headers.get("x-planfirst-connection")).toBe("plan-a");
 
     // The sooner one exhausted mid-request: the other plan serves within the same request.
-    fakes.planA.script([
+    bed.fakes.planA.script([
       claudeRateLimited({
         resetAtSec: Math.floor((harness.clock.now() + 30 * 60_000) / 1000),
         retryAfterSec: 1800,
@@ -152,14 +131,14 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
   });
 
   it("plan logins with no known reset keep config order", async () => {
-    harness = await startHarness({ config: orderConfig(), env: ENV });
+    const harness = await bed.start({ config: orderConfig(), env: ENV });
     expect((await targetsOf("auto/thrifty")).slice(0, 2)).toEqual(["plan-a", "plan-b"]);
     const response = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));
     expect(response.headers.get("x-planfirst-connection")).toBe("plan-a");
   });
 
   it("paid rung: the cheaper target goes first; equal prices keep config order", async () => {
-    harness = await startHarness({ config: orderConfig(), env: ENV });
+    const harness = await bed.start({ config: orderConfig(), env: ENV });
     expect(await targetsOf("auto/paid:thrifty")).toEqual([
       "router-cheaper",
       "router-cheaper-2",
@@ -170,11 +149,11 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
     expect(response.headers.get("x-planfirst-rung")).toBe("cheap");
     expect(response.headers.get("x-planfirst-connection")).toBe("router-cheaper");
     expect(response.headers.get("x-planfirst-model")).toBe("vendor/coder-cheaper");
-    expect(fakes.pricier.completionHits()).toHaveLength(0);
+    expect(bed.fakes.pricier.completionHits()).toHaveLength(0);
   });
 
   it("keyless rung: config order", async () => {
-    harness = await startHarness({ config: orderConfig(), env: ENV });
+    const harness = await bed.start({ config: orderConfig(), env: ENV });
     expect(await targetsOf("auto/local:thrifty")).toEqual(["local-1", "local-2"]);
     const response = await post(
       harness.url,
@@ -186,7 +165,7 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
   });
 
   it("THR5: dispatch tries targets in exactly the explained order and falls through in it", async () => {
-    harness = await startHarness({ config: orderConfig(), env: ENV });
+    const harness = await bed.start({ config: orderConfig(), env: ENV });
     await planReadings(4 * hour, 1 * hour);
     const explained = await targetsOf("auto/thrifty");
     expect(explained).toEqual([
@@ -209,7 +188,7 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
       local1: "local-1",
       local2: "local-2",
     };
-    for (const [name, fake] of Object.entries(fakes) as [Name, FakeUpstream][]) {
+    for (const [name, fake] of Object.entries(bed.fakes) as [Name, FakeUpstream][]) {
       fake.script((hit) => {
         hitOrder.push(connectionOf[name]);
         return serverError(hit.protocol ?? "openai");
@@ -224,7 +203,7 @@ describe("within-rung order, then the ladder, then nothing (THR3, THR5)", () => 
     // No stickiness: once the cooldowns are over and fresh readings are in, the order is the
     // explained one again, whatever happened to the last request.
     harness.clock.advance(hour / 2);
-    for (const fake of Object.values(fakes)) fake.script([]);
+    for (const fake of Object.values(bed.fakes)) fake.script([]);
     await planReadings(4 * hour, 1 * hour);
     expect(await targetsOf("auto/thrifty")).toEqual(explained);
     const next = await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"));

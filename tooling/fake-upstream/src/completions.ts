@@ -95,7 +95,7 @@ export function streamFrames(
   if (protocol === "openai") {
     const id = openAiCompletionId();
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta: unknown, finish: string | null) =>
+    const frame = (fields: Record<string, unknown>) =>
       data({
         id,
         object: "chat.completion.chunk",
@@ -103,18 +103,14 @@ export function streamFrames(
         model,
         service_tier: "default",
         system_fingerprint: SYSTEM_FINGERPRINT,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        ...fields,
       });
+    const chunk = (delta: unknown, finish: string | null) =>
+      frame({ choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
     const tail = [chunk({}, "stop")];
     if (includeUsage) {
       tail.push(
-        data({
-          id,
-          object: "chat.completion.chunk",
-          created,
-          model,
-          service_tier: "default",
-          system_fingerprint: SYSTEM_FINGERPRINT,
+        frame({
           choices: [],
           usage: {
             prompt_tokens: usage.inputTokens,
