@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import type { AppContext, GatewayEnv } from "./app-context";
-import { createClientKeyVerifier } from "./auth/client-keys";
+import { type ClientIdentity, createClientKeyVerifier } from "./auth/client-keys";
 import type { GatewayDeps } from "./deps";
 import { createDispatcher } from "./dispatch/dispatch";
+import type { BodyReply } from "./dispatch/reply";
 import { createRoutingTable } from "./dispatch/routing-table";
 import { GatewayError } from "./errors";
 import { errorBody } from "./http/error-body";
@@ -46,21 +47,10 @@ export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
   const hono = new Hono<GatewayEnv>();
   hono.use(async (c, next) => {
     if (c.req.path === "/healthz") return next();
-    const client = verifier.verify(
-      requestHeader(c, "authorization"),
-      requestHeader(c, "x-api-key"),
+    c.set(
+      "client",
+      authenticate(context, requestHeader(c, "authorization"), requestHeader(c, "x-api-key")),
     );
-    if (!client) {
-      throw new GatewayError(
-        "a valid client key is required (Authorization: Bearer or x-api-key)",
-        {
-          code: "invalid_api_key",
-          status: 401,
-          type: "authentication_error",
-        },
-      );
-    }
-    c.set("client", client);
     return next();
   });
   hono.route("/", healthRoutes(context));
@@ -83,41 +73,72 @@ export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
   });
 
   hono.onError((error, c) => {
-    const protocol = protocolOfPath(c.req.path);
-    let gatewayError: GatewayError;
-    if (error instanceof GatewayError) {
-      gatewayError = error;
-    } else if (error instanceof ProtocolError) {
-      gatewayError = new GatewayError(error.message, {
-        code: error.code,
-        status: 400,
-        details: { param: error.field },
-      });
-    } else {
-      deps.logger.error({ err: error, path: c.req.path }, "unhandled error");
-      gatewayError = new GatewayError("internal error", { code: "internal_error", status: 500 });
-    }
-    if (gatewayError.status >= 500 && gatewayError.code !== "internal_error") {
-      deps.logger.warn({ code: gatewayError.code, path: c.req.path }, gatewayError.message);
-    }
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (gatewayError.retryAfterSec !== undefined) {
-      headers["retry-after"] = String(gatewayError.retryAfterSec);
-    }
-    return new Response(
-      JSON.stringify(
-        errorBody(protocol, {
-          message: gatewayError.message,
-          type: gatewayError.type,
-          code: gatewayError.code,
-          details: gatewayError.details,
-        }),
-      ),
-      { status: gatewayError.status, headers },
-    );
+    const reply = errorReply(deps, error, c.req.path);
+    return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
   return { hono, context };
+}
+
+/**
+ * The authenticated client of a request, from its `Authorization` and `x-api-key` headers;
+ * throws the 401 `GatewayError` when keys are configured and none matches.
+ */
+export function authenticate(
+  context: AppContext,
+  authorization: string | undefined,
+  apiKey: string | undefined,
+): ClientIdentity {
+  const client = context.verifier.verify(authorization, apiKey);
+  if (!client) {
+    throw new GatewayError("a valid client key is required (Authorization: Bearer or x-api-key)", {
+      code: "invalid_api_key",
+      status: 401,
+      type: "authentication_error",
+    });
+  }
+  return client;
+}
+
+/**
+ * The error answer of any failure on `path`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped
+ * elsewhere, with `retry-after` when known; unexpected errors are logged and answered 500.
+ */
+export function errorReply(deps: GatewayDeps, error: unknown, path: string): BodyReply {
+  const protocol = protocolOfPath(path);
+  let gatewayError: GatewayError;
+  if (error instanceof GatewayError) {
+    gatewayError = error;
+  } else if (error instanceof ProtocolError) {
+    gatewayError = new GatewayError(error.message, {
+      code: error.code,
+      status: 400,
+      details: { param: error.field },
+    });
+  } else {
+    deps.logger.error({ err: error, path }, "unhandled error");
+    gatewayError = new GatewayError("internal error", { code: "internal_error", status: 500 });
+  }
+  if (gatewayError.status >= 500 && gatewayError.code !== "internal_error") {
+    deps.logger.warn({ code: gatewayError.code, path }, gatewayError.message);
+  }
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (gatewayError.retryAfterSec !== undefined) {
+    headers["retry-after"] = String(gatewayError.retryAfterSec);
+  }
+  return {
+    kind: "body",
+    status: gatewayError.status,
+    headers,
+    body: JSON.stringify(
+      errorBody(protocol, {
+        message: gatewayError.message,
+        type: gatewayError.type,
+        code: gatewayError.code,
+        details: gatewayError.details,
+      }),
+    ),
+  };
 }
 
 function protocolOfPath(path: string): WireProtocol {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Logger } from "pino";
 import { loadConfigFile } from "./config/load-config";
@@ -8,6 +8,7 @@ import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
 import { ConfigError } from "./errors";
 import { createGateway, type Gateway } from "./gateway";
+import { createNodeListener } from "./http/node-listener";
 
 /** The config file used when none is given and `planfirst.yaml` does not exist. */
 export const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
@@ -55,7 +56,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Loads the config, builds the gateway and listens with `@hono/node-server`. Refuses to bind to
+ * Loads the config, builds the gateway and listens with `node:http` (the completion routes served
+ * straight from the listener, the rest through `@hono/node-server`). Refuses to bind to
  * a non-loopback address when no client keys are configured. Prints the listening address, the
  * catalog data date and one line per connection (billing class, rung, quota verified or not).
  */
@@ -95,11 +97,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     usagePollJitterMs: options.usagePollJitterMs,
   });
   await gateway.ready();
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const instance = serve({ fetch: gateway.app.fetch, hostname: host, port }, () =>
-      resolve(instance),
-    );
-    instance.once("error", reject);
+  const server = createServer(createNodeListener(gateway.context, gateway.app.fetch));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;

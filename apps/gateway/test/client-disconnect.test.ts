@@ -132,4 +132,60 @@ describe("a client that goes away", () => {
     expect(ledger.spentUsd("cheap")).toBe(0);
     expect(await ledger.records()).toHaveLength(0);
   });
+
+  for (const [path, body] of [
+    ["/v1/chat/completions", chatBody("qwen/qwen3-coder", { stream: true })],
+    ["/v1/messages", messagesBody("qwen/qwen3-coder", { stream: true })],
+  ] as const) {
+    it(`after the upstream headers, before the first byte, on ${path}: the connection is not cooled and nothing falls through`, async () => {
+      harness = await startPaidOnly();
+      // Headers go out at once; the first frame only after the client has hung up.
+      fakes.router.script([{ stream: { chunks: ["late"], firstFrameDelayMs: 1_500 } }]);
+      const ledger = ledgerOf(harness);
+      const url = harness.url;
+
+      const controller = new AbortController();
+      const pending = fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      // The upstream latency is recorded when the upstream's response headers reach the gateway.
+      await waitFor(
+        async () => /planfirst_upstream_latency_seconds_count\S* 1$/m.test(await metricsText(url)),
+        {
+          what: "the upstream response headers to reach the gateway",
+        },
+      );
+      const heldUsd = ledger.reservedUsd("cheap");
+      expect(heldUsd).toBeGreaterThan(0);
+
+      controller.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      await waitFor(() => ledger.reservedUsd("cheap") === 0, {
+        what: "the reservation to be settled",
+      });
+      // At most the prompt the upstream has billed, never more than the hold.
+      const booked = (await ledger.records()).reduce((sum, record) => sum + record.costUsd, 0);
+      expect(booked).toBeLessThanOrEqual(heldUsd);
+      expect(await metricsText(url)).not.toMatch(/planfirst_fallthroughs_total\{[^}]*openrouter/);
+      expect(fakes.router.completionHits()).toHaveLength(1);
+
+      // The connection still serves: a hang-up never pushes later requests off it.
+      const next = await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(next.status).toBe(200);
+      expect(next.headers.get("x-planfirst-connection")).toBe("openrouter");
+      await next.text();
+    });
+  }
 });
+
+async function metricsText(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`);
+  return response.text();
+}

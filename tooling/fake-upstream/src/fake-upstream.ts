@@ -174,6 +174,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
       "cache-control": "no-cache",
       ...headers,
     });
+    if (reply.stream?.firstFrameDelayMs) {
+      response.flushHeaders();
+      await sleep(reply.stream.firstFrameDelayMs);
+      if (response.destroyed) return;
+    }
     for (const frame of frames.head) await write(response, frame);
     const cutAfter = reply.stream?.cutAfter;
     for (let i = 0; i < frames.content.length; i++) {

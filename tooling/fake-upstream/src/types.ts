@@ -17,6 +17,11 @@ export interface ReplyStream {
   cutAfter?: number;
   /** Pause between content frames, milliseconds. Default 0. */
   chunkDelayMs?: number;
+  /**
+   * Pause after the response headers are sent and before the first frame, milliseconds (headers
+   * are flushed first, so the client sees a 200 with no body yet). Default 0.
+   */
+  firstFrameDelayMs?: number;
   /** Usage reported at the end of the stream (overrides `Reply.usage`). */
   usage?: ReplyUsage;
 }

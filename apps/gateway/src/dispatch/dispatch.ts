@@ -313,6 +313,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           settle: (usage) => settle(target, reservation, usage, request, estimatedInputTokens),
         });
         if (streamed.ok) return streamed.reply;
+        if (streamed.clientGone) throw clientGone(null);
         // Nothing reached the client yet: fall through to the next target.
         release();
         attempt.outcome = streamed.reason;

@@ -2,7 +2,7 @@ import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import { createSseParser, createStreamBridge, type NormalizedUsage } from "../protocols";
-import type { UpstreamResponse } from "../upstream";
+import { UpstreamError, type UpstreamResponse } from "../upstream";
 import type { DispatchTarget } from "./build-pool";
 import type { ClientRequest } from "./dispatch";
 import { writeReceipt } from "./receipt";
@@ -21,8 +21,13 @@ export interface StreamInputs {
   settle(usage: NormalizedUsage | null): Promise<string>;
 }
 
-/** A committed stream, or why the target failed before its first byte reached the client. */
-export type StreamOutcome = { ok: true; reply: StreamReply } | { ok: false; reason: string };
+/**
+ * A committed stream, or why it ended before its first byte reached the client. `clientGone`
+ * means the client hung up (spend already settled): no cooldown, no fall-through.
+ */
+export type StreamOutcome =
+  | { ok: true; reply: StreamReply }
+  | { ok: false; reason: string; clientGone?: boolean };
 
 /**
  * Streams an upstream SSE response to the client through the protocol bridge. The response is
@@ -40,7 +45,7 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
     includeUsage: includeUsageRequested(request),
   });
   const parser = createSseParser();
-  const iterator = response.body[Symbol.asyncIterator]();
+  const iterator = response.chunks();
 
   // Read until the bridge has something for the client (or the upstream fails first).
   let first = "";
@@ -56,8 +61,14 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
       for (const event of parser.push(next.value)) first += bridge.push(event);
       if (bridge.upstreamError()) break;
     }
-  } catch {
+  } catch (error) {
     response.discard();
+    if (clientWentAway(request, error)) {
+      // Not the connection's fault: book what the upstream has billed, cool nothing.
+      deps.metrics.countRequest(target.rung, connectionId, "client_closed", deps.now());
+      await inputs.settle(bridge.usage()).catch(() => "0");
+      return { ok: false, reason: "client_closed", clientGone: true };
+    }
     return { ok: false, reason: "stream_failed_before_first_byte" };
   }
   if (bridge.upstreamError() || first === "") {
@@ -135,7 +146,6 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
       if (settled) return;
       // The client went away: stop the upstream and book what was used.
       response.discard();
-      void iterator.return?.();
       void finish("client_closed");
     },
   };
@@ -156,6 +166,12 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
   });
   if (inputs.reservation) headers["x-planfirst-cost-basis"] = "reserved-upper-bound";
   return { ok: true, reply: { kind: "stream", status: 200, headers, source } };
+}
+
+function clientWentAway(request: ClientRequest, error: unknown): boolean {
+  return (
+    request.signal?.aborted === true || (error instanceof UpstreamError && error.code === "aborted")
+  );
 }
 
 function includeUsageRequested(request: ClientRequest): boolean {

@@ -33,6 +33,11 @@ export function clientSignal(c: Context): AbortSignalLike | undefined {
   return new ClientGoneSignal(outgoing);
 }
 
+/** `clientSignal` for a request served straight from the Node listener. */
+export function nodeClientSignal(outgoing: ServerResponse): AbortSignalLike {
+  return new ClientGoneSignal(outgoing);
+}
+
 /** Aborted once when the response closes unfinished; listeners run at most once. */
 class ClientGoneSignal implements AbortSignalLike {
   aborted = false;

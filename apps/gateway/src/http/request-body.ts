@@ -11,17 +11,28 @@ export async function readJsonBody(
   limitBytes: number,
 ): Promise<Record<string, unknown>> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableEnded) return readNodeJsonBody(incoming, limitBytes);
   const declared = Number(
     incoming ? incoming.headers["content-length"] : c.req.header("content-length"),
   );
   if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-  let text: string;
-  if (incoming && !incoming.readableEnded) {
-    text = await readIncoming(incoming, limitBytes);
-  } else {
-    text = await c.req.text();
-    if (Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
-  }
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > limitBytes) throw tooLarge(limitBytes);
+  return parseJsonObject(text);
+}
+
+/** `readJsonBody` straight from Node's request: the same limit, errors and parse. */
+export async function readNodeJsonBody(
+  incoming: IncomingMessage,
+  limitBytes: number,
+): Promise<Record<string, unknown>> {
+  const declared = Number(incoming.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
+  if (incoming.readableEnded) return parseJsonObject("");
+  return parseJsonObject(await readIncoming(incoming, limitBytes));
+}
+
+function parseJsonObject(text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -8,6 +8,7 @@ export {
 } from "./build-upstream-request";
 export {
   type AbortSignalLike,
+  type ChunkReader,
   createUpstreamClient,
   type UpstreamClient,
   type UpstreamClientOptions,

@@ -38,12 +38,24 @@ export interface UpstreamResponse {
    * than `idleTimeoutMs`, `network` when the connection breaks, `aborted` on the signal.
    */
   body: AsyncIterable<Uint8Array>;
+  /**
+   * Body chunks read by events, with no async iterator per response: the same chunks and the
+   * same errors as `body`. The upstream is paused while no `next()` is pending, so a slow
+   * reader holds it back. Read at most once, like `body`.
+   */
+  chunks(): ChunkReader;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
   /** The whole body parsed as JSON. */
   json(): Promise<unknown>;
   /** Gives the body up: small complete-able bodies are drained (socket reused), others cut. */
   discard(): void;
+}
+
+/** Pull-style reader of an upstream body; see `UpstreamResponse.chunks`. */
+export interface ChunkReader {
+  /** The next chunk, `done` at the clean end; rejects with {@link UpstreamError}. */
+  next(): Promise<IteratorResult<Uint8Array, undefined>>;
 }
 
 /** Options of {@link createUpstreamClient}. */
@@ -348,8 +360,85 @@ function wrapResponse(
     });
   }
 
+  function chunks(): ChunkReader {
+    if (started) throw new Error("the upstream body can be read only once");
+    started = true;
+    const queue: Uint8Array[] = [];
+    let failure: UpstreamError | null = null;
+    let ended = false;
+    let resolveNext: ((result: IteratorResult<Uint8Array, undefined>) => void) | null = null;
+    let rejectNext: ((error: UpstreamError) => void) | null = null;
+
+    const deliver = () => {
+      const resolve = resolveNext;
+      const reject = rejectNext;
+      if (!resolve || !reject) return;
+      if (queue.length === 0 && !ended && !failure) return;
+      resolveNext = null;
+      rejectNext = null;
+      waiting = false;
+      if (queue.length > 0) resolve({ done: false, value: queue.shift()! });
+      else if (failure) reject(failure);
+      else resolve({ done: true, value: undefined });
+    };
+    const onData = (chunk: Buffer) => {
+      queue.push(chunk);
+      idleTimer?.refresh();
+      if (resolveNext) deliver();
+      else res.pause();
+    };
+    const onEnd = () => {
+      ended = true;
+      finish();
+      deliver();
+    };
+    const onError = (error: unknown) => {
+      if (ended || failure) return;
+      failure =
+        error instanceof UpstreamError
+          ? error
+          : new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
+      finish();
+      deliver();
+    };
+    const onClose = () => {
+      if (!res.readableEnded) onError(res.errored ?? new Error("premature close"));
+    };
+    const finish = () => {
+      waiting = false;
+      res.off("data", onData);
+      res.off("end", onEnd);
+      res.off("error", onError);
+      res.off("close", onClose);
+      cleanup();
+    };
+    if (res.readableEnded || res.destroyed) {
+      onError(res.errored ?? new Error("the upstream body is gone"));
+    } else {
+      res.on("data", onData);
+      res.once("end", onEnd);
+      res.once("error", onError);
+      res.once("close", onClose);
+    }
+    return {
+      next() {
+        if (queue.length > 0) return Promise.resolve({ done: false, value: queue.shift()! });
+        if (failure) return Promise.reject(failure);
+        if (ended) return Promise.resolve({ done: true, value: undefined });
+        return new Promise((resolve, reject) => {
+          resolveNext = resolve;
+          rejectNext = reject;
+          waiting = true;
+          idleTimer?.refresh();
+          res.resume();
+        });
+      },
+    };
+  }
+
   const headers: IncomingHttpHeaders = res.headers;
   return {
+    chunks,
     status: res.statusCode ?? 0,
     headers,
     body,

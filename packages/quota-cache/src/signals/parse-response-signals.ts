@@ -35,9 +35,50 @@ const RESPONSE_PARSERS: Readonly<Record<string, ResponseSignalParser>> = Object.
  * Pure and total: never throws.
  */
 export function parseResponseSignals(provider: string, input: ResponseInput): ResponseSignals {
+  // Most answers are plain successes with no quota headers: skip the header copy and parsing.
+  if (isSilentSuccess(input)) return { windows: [] };
   const id = typeof provider === "string" ? provider.trim().toLowerCase() : "";
   const parser = Object.hasOwn(RESPONSE_PARSERS, id) ? RESPONSE_PARSERS[id] : undefined;
   return parser ? parser(input) : parseGenericResponse({ ...input, provider: id });
+}
+
+/**
+ * Header names that may carry a quota signal, as fragments of the lower-case name: every family
+ * parser and the LiteLLM-proxied forms read only names containing one of these.
+ */
+const SIGNAL_NAME_FRAGMENTS = [
+  "limit",
+  "retry",
+  "reset",
+  "quota",
+  "usage",
+  "codex",
+  "anthropic",
+  "llm_provider",
+  "x-ms-",
+];
+
+/**
+ * True when the response cannot yield windows or a failure: a 2xx/3xx status, no body, and plain
+ * record headers none of whose names a parser reads. Cheaper than building the header map.
+ */
+function isSilentSuccess(input: ResponseInput): boolean {
+  if (typeof input !== "object" || input === null) return false;
+  const { status, headers, body } = input;
+  if (typeof status !== "number" || !(status >= 200 && status < 400)) return false;
+  if (body !== undefined && body !== null) return false;
+  if (
+    typeof headers !== "object" ||
+    headers === null ||
+    typeof (headers as Headers).get === "function"
+  ) {
+    return false;
+  }
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    for (const fragment of SIGNAL_NAME_FRAGMENTS) if (lower.includes(fragment)) return false;
+  }
+  return true;
 }
 
 /** A usage-endpoint payload parser: pure, total, epoch-ms observation time. */
