@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import { SummaryReporter } from "./tooling/vitest/summary-reporter";
 
 /**
  * One vitest project per package and app. Tests import workspace packages through the
@@ -26,6 +27,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: sourceConditions, externalConditions: ["@planfirst/source"] } },
   test: {
     projects: workspaceProjects(),
+    reporters: ["default", new SummaryReporter()],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
