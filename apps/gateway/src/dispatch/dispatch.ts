@@ -1,12 +1,6 @@
 import type { UpstreamFailure } from "@planfirst/quota-cache";
 import { parseResponseSignals } from "@planfirst/quota-cache";
-import {
-  costOf,
-  estimateWorstCaseCost,
-  formatUsd,
-  microToUsd,
-  type Reservation,
-} from "@planfirst/spend-ledger";
+import { estimateWorstCaseCost, microToUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { ClientIdentity } from "../auth/client-keys";
 import type { GatewayDeps } from "../deps";
@@ -24,6 +18,7 @@ import {
   type AbortSignalLike,
   buildUpstreamRequest,
   UpstreamError,
+  type UpstreamRequest,
   type UpstreamResponse,
 } from "../upstream";
 import type { DispatchTarget, PoolLiveState } from "./build-pool";
@@ -31,7 +26,8 @@ import { emptyPoolError } from "./empty-pool";
 import { createPoolCache } from "./pool-cache";
 import { type Receipt, writeReceipt } from "./receipt";
 import type { GatewayReply } from "./reply";
-import type { RoutingTable } from "./routing-table";
+import type { RoutedConnection, RoutingTable } from "./routing-table";
+import { settleSpend } from "./settle";
 import { streamResponse } from "./stream";
 
 /** One client request as the routes hand it to the dispatcher. */
@@ -88,6 +84,34 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
 
+  // URL and headers of each connection's upstream request, built once: they depend only on the
+  // connection's config and credential, and the upstream client copies headers before sending.
+  const requestShapes = new WeakMap<RoutedConnection, RequestShape>();
+  function requestShapeFor(connection: RoutedConnection): RequestShape {
+    let shape = requestShapes.get(connection);
+    if (!shape || shape.credential !== connection.credential) {
+      const built = buildUpstreamRequest(
+        {
+          baseUrl: connection.config.baseUrl,
+          protocol: connection.config.protocol,
+          authType: connection.config.authType,
+          credential: connection.credential,
+          headers: connection.config.headers,
+        },
+        "",
+        { timeoutMs: connection.config.timeoutMs },
+      );
+      shape = { credential: connection.credential, url: built.url, headers: built.headers };
+      requestShapes.set(connection, shape);
+    }
+    return shape;
+  }
+
+  /** Gives a reservation back when its target served nothing. */
+  function release(reservation: Reservation | null): void {
+    if (reservation) void ledger.release(reservation).catch(ignoreError);
+  }
+
   /** Passive quota observation: every response's signals go to the connection that sent it. */
   function recordSignals(
     target: DispatchTarget,
@@ -133,7 +157,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
 
     const attempts: AttemptRecord[] = [];
     let lastRateLimit: { status: number; retryAt: string | null } | null = null;
-    const bodies = new Map<string, string>();
+    // Upstream bodies by protocol and model, so a fall-through to the same shape reuses one.
+    let bodies: Map<string, string> | undefined;
 
     for (const target of targets) {
       const connectionId = target.connection.config.id;
@@ -182,13 +207,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           reservation = reserved;
         }
       }
-      const release = () => {
-        if (reservation) void ledger.release(reservation).catch(() => undefined);
-      };
-
-      const upstreamProtocol = target.connection.config.protocol;
-      const bodyKey = `${upstreamProtocol}\u0000${target.model}`;
-      let upstreamBody = bodies.get(bodyKey);
+      const connection = target.connection;
+      const upstreamProtocol = connection.config.protocol;
+      let upstreamBody = bodies?.get(`${upstreamProtocol}\u0000${target.model}`);
       if (upstreamBody === undefined) {
         try {
           upstreamBody = JSON.stringify(
@@ -198,7 +219,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
             }),
           );
         } catch (error) {
-          release();
+          release(reservation);
           if (error instanceof ProtocolError) {
             throw new GatewayError(error.message, {
               code: error.code,
@@ -210,29 +231,26 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           }
           throw error;
         }
-        bodies.set(bodyKey, upstreamBody);
+        bodies ??= new Map();
+        bodies.set(`${upstreamProtocol}\u0000${target.model}`, upstreamBody);
       }
 
-      const upstreamRequest = buildUpstreamRequest(
-        {
-          baseUrl: target.connection.config.baseUrl,
-          protocol: upstreamProtocol,
-          authType: target.connection.config.authType,
-          credential: target.connection.credential,
-          headers: target.connection.config.headers,
-        },
-        upstreamBody,
-        { timeoutMs: target.connection.config.timeoutMs },
-      );
-      upstreamRequest.idleTimeoutMs = target.connection.config.timeoutMs;
-      upstreamRequest.signal = request.signal;
+      const shape = requestShapeFor(connection);
+      const upstreamRequest: UpstreamRequest = {
+        url: shape.url,
+        headers: shape.headers,
+        body: upstreamBody,
+        timeoutMs: connection.config.timeoutMs,
+        idleTimeoutMs: connection.config.timeoutMs,
+        signal: request.signal,
+      };
 
       const startedAt = performance.now();
       let response: UpstreamResponse;
       try {
         response = await upstream.send(upstreamRequest);
       } catch (error) {
-        release();
+        release(reservation);
         if (error instanceof UpstreamError && error.code === "aborted") throw clientGone(error);
         const code = error instanceof UpstreamError ? error.code : "network";
         attempt.outcome = code;
@@ -260,7 +278,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         const text = await response.text().catch(() => "");
         const parsed = parseJsonSafe(text);
         const failure = recordSignals(target, response.status, response.headers, parsed);
-        release();
+        release(reservation);
         if (RETURN_TO_CLIENT.has(response.status)) {
           attempt.outcome = "client_error";
           metrics.countRequest(target.rung, connectionId, "client_error", now());
@@ -310,12 +328,11 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           attempts,
           reservation,
           estimatedInputTokens,
-          settle: (usage) => settle(target, reservation, usage, request, estimatedInputTokens),
         });
         if (streamed.ok) return streamed.reply;
         if (streamed.clientGone) throw clientGone(null);
         // Nothing reached the client yet: fall through to the next target.
-        release();
+        release(reservation);
         attempt.outcome = streamed.reason;
         cooldowns.fail(
           connectionId,
@@ -330,7 +347,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       try {
         text = await response.text();
       } catch (error) {
-        release();
+        release(reservation);
         if (error instanceof UpstreamError && error.code === "aborted") throw clientGone(error);
         attempt.outcome = "body_failed";
         metrics.countFallthrough(target.rung, connectionId, attempt.outcome);
@@ -338,7 +355,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       }
       const parsed = parseJsonSafe(text);
       if (parsed === undefined) {
-        release();
+        release(reservation);
         attempt.outcome = "invalid_body";
         metrics.countFallthrough(target.rung, connectionId, attempt.outcome);
         continue;
@@ -357,13 +374,15 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           clientText = JSON.stringify(translated.body);
           usage = translated.usage;
         } catch {
-          release();
+          release(reservation);
           attempt.outcome = "invalid_body";
           metrics.countFallthrough(target.rung, connectionId, attempt.outcome);
           continue;
         }
       }
-      const costUsd = await settle(target, reservation, usage, request, estimatedInputTokens);
+      const costUsd = reservation
+        ? await settleSpend(deps, target, reservation, usage, request, estimatedInputTokens)
+        : "0";
       metrics.countRequest(target.rung, connectionId, "ok", now());
       const headers: Record<string, string> = { "content-type": JSON_HEADERS };
       writeReceipt(headers, receiptOf(target, attempts.length, costUsd));
@@ -392,47 +411,6 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     });
   }
 
-  /** Books the real cost (micro-USD, rounded up) and returns it as the receipt's decimal string. */
-  async function settle(
-    target: DispatchTarget,
-    reservation: Reservation | null,
-    usage: NormalizedUsage | null,
-    request: ClientRequest,
-    estimatedInputTokens: number,
-  ): Promise<string> {
-    if (!reservation || !target.group.price) return "0";
-    // No usage reported: book the input estimate, since the upstream has billed the prompt.
-    const tokens = usage ?? {
-      inputTokens: estimatedInputTokens,
-      outputTokens: 0,
-      cachedInputTokens: 0,
-      cacheWriteTokens: 0,
-    };
-    let costMicro: number;
-    try {
-      costMicro = costOf(tokens, target.group.price);
-    } catch {
-      costMicro = costOf(
-        { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
-        target.group.price,
-      );
-    }
-    try {
-      await ledger.settle(reservation, microToUsd(costMicro), {
-        connectionId: target.connection.config.id,
-        model: target.model,
-        inputTokens: tokens.inputTokens,
-        outputTokens: tokens.outputTokens,
-        cachedInputTokens: tokens.cachedInputTokens,
-        cacheWriteTokens: tokens.cacheWriteTokens,
-        clientKeyId: request.client.id,
-      });
-    } catch (error) {
-      logger.error({ err: error, requestId: request.requestId }, "settling spend failed");
-    }
-    return formatUsd(costMicro);
-  }
-
   return { table, ladderOptions, live, dispatch };
 }
 
@@ -446,6 +424,15 @@ export function receiptOf(target: DispatchTarget, attempts: number, costUsd: str
     costUsd,
   };
 }
+
+/** The part of a connection's upstream request that never changes between requests. */
+interface RequestShape {
+  readonly credential: string | null;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
+function ignoreError(): void {}
 
 function fallbackFailure(status: number): UpstreamFailure {
   if (status === 401 || status === 403) {

@@ -1,12 +1,13 @@
 import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
-import { createSseParser, createStreamBridge, type NormalizedUsage } from "../protocols";
-import { UpstreamError, type UpstreamResponse } from "../upstream";
+import { createStreamRelay, type StreamBridge, type StreamRelay } from "../protocols";
+import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { DispatchTarget } from "./build-pool";
 import type { ClientRequest } from "./dispatch";
 import { writeReceipt } from "./receipt";
 import type { ClientStreamSource, StreamReply } from "./reply";
+import { settleSpend } from "./settle";
 
 /** Inputs of `streamResponse`. */
 export interface StreamInputs {
@@ -16,9 +17,8 @@ export interface StreamInputs {
   response: UpstreamResponse;
   attempts: readonly AttemptRecord[];
   reservation: Reservation | null;
+  /** Input tokens booked when the upstream reports no usage. */
   estimatedInputTokens: number;
-  /** Books the cost from the usage seen (null = none reported); resolves to the cost string. */
-  settle(usage: NormalizedUsage | null): Promise<string>;
 }
 
 /**
@@ -29,6 +29,8 @@ export type StreamOutcome =
   | { ok: true; reply: StreamReply }
   | { ok: false; reason: string; clientGone?: boolean };
 
+const END = { text: "", done: true } as const;
+
 /**
  * Streams an upstream SSE response to the client through the protocol bridge. The response is
  * committed only once the bridge has produced client bytes; a failure before that returns
@@ -38,13 +40,11 @@ export type StreamOutcome =
  */
 export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcome> {
   const { deps, request, target, response } = inputs;
-  const connectionId = target.connection.config.id;
-  const bridge = createStreamBridge(target.connection.config.protocol, request.protocol, {
+  const relay = createStreamRelay(target.connection.config.protocol, request.protocol, {
     model: target.model,
     nowMs: deps.now(),
     includeUsage: includeUsageRequested(request),
   });
-  const parser = createSseParser();
   const iterator = response.chunks();
 
   // Read until the bridge has something for the client (or the upstream fails first).
@@ -54,101 +54,35 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
     while (first === "") {
       const next = await iterator.next();
       if (next.done) {
-        for (const event of parser.flush()) first += bridge.push(event);
+        first += relay.flush();
         upstreamDone = true;
         break;
       }
-      for (const event of parser.push(next.value)) first += bridge.push(event);
-      if (bridge.upstreamError()) break;
+      first += relay.push(next.value);
+      if (relay.bridge.upstreamError()) break;
     }
   } catch (error) {
     response.discard();
     if (clientWentAway(request, error)) {
       // Not the connection's fault: book what the upstream has billed, cool nothing.
-      deps.metrics.countRequest(target.rung, connectionId, "client_closed", deps.now());
-      await inputs.settle(bridge.usage()).catch(() => "0");
+      deps.metrics.countRequest(
+        target.rung,
+        target.connection.config.id,
+        "client_closed",
+        deps.now(),
+      );
+      await settle(inputs, relay.bridge);
       return { ok: false, reason: "client_closed", clientGone: true };
     }
     return { ok: false, reason: "stream_failed_before_first_byte" };
   }
-  if (bridge.upstreamError() || first === "") {
+  if (relay.bridge.upstreamError() || first === "") {
     response.discard();
     return {
       ok: false,
-      reason: bridge.upstreamError() ? "stream_error_before_first_byte" : "empty_stream",
+      reason: relay.bridge.upstreamError() ? "stream_error_before_first_byte" : "empty_stream",
     };
   }
-
-  let settled = false;
-  const finish = (outcome: string): Promise<string> => {
-    if (settled) return Promise.resolve("0");
-    settled = true;
-    deps.metrics.countRequest(target.rung, connectionId, outcome, deps.now());
-    return inputs.settle(bridge.usage()).catch(() => "0");
-  };
-  const END = { text: "", done: true };
-
-  // The clean end when the upstream finished properly, else the explicit error frame.
-  const closeClean = (out: string) => {
-    const tail = bridge.finished() ? bridge.end() : failFrame();
-    void finish(bridge.finished() ? "ok" : "stream_cut");
-    return { text: out + tail, done: true };
-  };
-  const failFrame = () =>
-    bridge.fail({
-      type: "api_error",
-      code: "upstream_stream_cut",
-      message: "the upstream stream ended before it was complete",
-    });
-
-  const source: ClientStreamSource = {
-    first,
-    async next() {
-      if (settled) return END;
-      if (upstreamDone) return closeClean("");
-      try {
-        const next = await iterator.next();
-        if (settled) return END;
-        if (next.done) {
-          let out = "";
-          for (const event of parser.flush()) out += bridge.push(event);
-          return closeClean(out);
-        }
-        let out = "";
-        for (const event of parser.push(next.value)) out += bridge.push(event);
-        const upstreamError = bridge.upstreamError();
-        if (upstreamError) {
-          const tail = bridge.fail({
-            type: upstreamError.type,
-            code: "upstream_stream_error",
-            message: upstreamError.message,
-          });
-          response.discard();
-          void finish("stream_error");
-          return { text: tail, done: true };
-        }
-        return { text: out, done: false };
-      } catch (error) {
-        if (settled) return END;
-        const timedOut = (error as { code?: string } | null)?.code === "timeout";
-        const tail = bridge.fail({
-          type: "api_error",
-          code: timedOut ? "upstream_timeout" : "upstream_stream_cut",
-          message: timedOut
-            ? "the upstream stopped sending before the stream was complete"
-            : "the upstream stream ended before it was complete",
-        });
-        void finish("stream_cut");
-        return { text: tail, done: true };
-      }
-    },
-    cancel() {
-      if (settled) return;
-      // The client went away: stop the upstream and book what was used.
-      response.discard();
-      void finish("client_closed");
-    },
-  };
 
   const headers: Record<string, string> = {
     "content-type": "text/event-stream; charset=utf-8",
@@ -159,13 +93,106 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
   // reserved (an upper bound) and says so; the ledger books the real cost when the stream ends.
   writeReceipt(headers, {
     rung: target.rung,
-    connection: connectionId,
+    connection: target.connection.config.id,
     model: target.model,
     attempts: inputs.attempts.length,
     costUsd: inputs.reservation ? formatUsd(inputs.reservation.amountMicroUsd) : "0",
   });
   if (inputs.reservation) headers["x-planfirst-cost-basis"] = "reserved-upper-bound";
+  const source = new UpstreamStreamSource(inputs, relay, iterator, first, upstreamDone);
   return { ok: true, reply: { kind: "stream", status: 200, headers, source } };
+}
+
+/** The client side of a committed stream: one object per stream, no closures. */
+class UpstreamStreamSource implements ClientStreamSource {
+  private settled = false;
+
+  constructor(
+    private readonly inputs: StreamInputs,
+    private readonly relay: StreamRelay,
+    private readonly iterator: ChunkReader,
+    readonly first: string,
+    private upstreamDone: boolean,
+  ) {}
+
+  async next(): Promise<{ text: string; done: boolean }> {
+    if (this.settled) return END;
+    if (this.upstreamDone) return this.closeClean("");
+    const relay = this.relay;
+    try {
+      const next = await this.iterator.next();
+      if (this.settled) return END;
+      if (next.done) return this.closeClean(relay.flush());
+      const out = relay.push(next.value);
+      const upstreamError = relay.bridge.upstreamError();
+      if (upstreamError) {
+        const tail = relay.bridge.fail({
+          type: upstreamError.type,
+          code: "upstream_stream_error",
+          message: upstreamError.message,
+        });
+        this.inputs.response.discard();
+        void this.finish("stream_error");
+        return { text: tail, done: true };
+      }
+      return { text: out, done: false };
+    } catch (error) {
+      if (this.settled) return END;
+      const timedOut = (error as { code?: string } | null)?.code === "timeout";
+      const tail = relay.bridge.fail({
+        type: "api_error",
+        code: timedOut ? "upstream_timeout" : "upstream_stream_cut",
+        message: timedOut
+          ? "the upstream stopped sending before the stream was complete"
+          : "the upstream stream ended before it was complete",
+      });
+      void this.finish("stream_cut");
+      return { text: tail, done: true };
+    }
+  }
+
+  cancel(): void {
+    if (this.settled) return;
+    // The client went away: stop the upstream and book what was used.
+    this.inputs.response.discard();
+    void this.finish("client_closed");
+  }
+
+  /** The clean end when the upstream finished properly, else the explicit error frame. */
+  private closeClean(out: string): { text: string; done: boolean } {
+    const bridge = this.relay.bridge;
+    const finished = bridge.finished();
+    const tail = finished
+      ? bridge.end()
+      : bridge.fail({
+          type: "api_error",
+          code: "upstream_stream_cut",
+          message: "the upstream stream ended before it was complete",
+        });
+    void this.finish(finished ? "ok" : "stream_cut");
+    return { text: out + tail, done: true };
+  }
+
+  private finish(outcome: string): Promise<string> {
+    if (this.settled) return Promise.resolve("0");
+    this.settled = true;
+    const { deps, target } = this.inputs;
+    deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
+    return settle(this.inputs, this.relay.bridge);
+  }
+}
+
+/** Settles the stream's spend from the usage the bridge saw; never rejects. */
+function settle(inputs: StreamInputs, bridge: StreamBridge): Promise<string> {
+  if (!inputs.reservation) return Promise.resolve("0");
+  return settleSpend(
+    inputs.deps,
+    inputs.target,
+    inputs.reservation,
+    bridge.usage(),
+    inputs.request,
+    inputs.estimatedInputTokens,
+  ).catch(() => "0");
 }
 
 function clientWentAway(request: ClientRequest, error: unknown): boolean {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
-import type { AbortSignalLike } from "../upstream";
+import type { AbortListener, AbortSignalLike } from "../upstream";
 
 /** The Node request/response `@hono/node-server` passes as `c.env`; absent under `app.request()`. */
 interface NodeBindings {
@@ -41,7 +41,7 @@ export function nodeClientSignal(outgoing: ServerResponse): AbortSignalLike {
 /** Aborted once when the response closes unfinished; listeners run at most once. */
 class ClientGoneSignal implements AbortSignalLike {
   aborted = false;
-  private listeners: (() => void)[] = [];
+  private listeners: AbortListener[] = [];
 
   constructor(outgoing: ServerResponse) {
     outgoing.once("close", () => {
@@ -49,11 +49,11 @@ class ClientGoneSignal implements AbortSignalLike {
     });
   }
 
-  addEventListener(_type: "abort", listener: () => void): void {
+  addEventListener(_type: "abort", listener: AbortListener): void {
     this.listeners.push(listener);
   }
 
-  removeEventListener(_type: "abort", listener: () => void): void {
+  removeEventListener(_type: "abort", listener: AbortListener): void {
     const index = this.listeners.indexOf(listener);
     if (index !== -1) this.listeners.splice(index, 1);
   }
@@ -62,6 +62,9 @@ class ClientGoneSignal implements AbortSignalLike {
     this.aborted = true;
     const listeners = this.listeners;
     this.listeners = [];
-    for (const listener of listeners) listener();
+    for (const listener of listeners) {
+      if (typeof listener === "function") listener();
+      else listener.handleEvent();
+    }
   }
 }

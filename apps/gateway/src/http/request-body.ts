@@ -51,45 +51,63 @@ function parseJsonObject(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function readIncoming(incoming: IncomingMessage, limitBytes: number): Promise<string> {
+/** One body being read; the listeners are shared functions that find it on the request. */
+interface BodyRead {
+  readonly limitBytes: number;
+  readonly chunks: Buffer[];
+  size: number;
+  resolve(text: string): void;
+  reject(error: GatewayError): void;
+}
+
+const BODY_READ = Symbol("bodyRead");
+type ReadingMessage = IncomingMessage & { [BODY_READ]?: BodyRead };
+
+function readIncoming(incoming: ReadingMessage, limitBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) {
-        cleanup();
-        incoming.resume();
-        reject(tooLarge(limitBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(
-        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-      );
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(
-        new GatewayError("the request body could not be read", {
-          code: "client_closed_request",
-          status: 499,
-          cause: error,
-        }),
-      );
-    };
-    const cleanup = () => {
-      incoming.off("data", onData);
-      incoming.off("end", onEnd);
-      incoming.off("error", onError);
-    };
-    incoming.on("data", onData);
-    incoming.on("end", onEnd);
-    incoming.on("error", onError);
+    incoming[BODY_READ] = { limitBytes, chunks: [], size: 0, resolve, reject };
+    incoming.on("data", onBodyData);
+    incoming.on("end", onBodyEnd);
+    incoming.on("error", onBodyError);
   });
+}
+
+function stopReading(incoming: ReadingMessage): BodyRead {
+  const read = incoming[BODY_READ]!;
+  incoming[BODY_READ] = undefined;
+  incoming.off("data", onBodyData);
+  incoming.off("end", onBodyEnd);
+  incoming.off("error", onBodyError);
+  return read;
+}
+
+function onBodyData(this: ReadingMessage, chunk: Buffer): void {
+  const read = this[BODY_READ]!;
+  read.size += chunk.length;
+  if (read.size > read.limitBytes) {
+    stopReading(this);
+    this.resume();
+    read.reject(tooLarge(read.limitBytes));
+    return;
+  }
+  read.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingMessage): void {
+  const { chunks, resolve } = stopReading(this);
+  resolve(
+    chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+  );
+}
+
+function onBodyError(this: ReadingMessage, error: Error): void {
+  stopReading(this).reject(
+    new GatewayError("the request body could not be read", {
+      code: "client_closed_request",
+      status: 499,
+      cause: error,
+    }),
+  );
 }
 
 function tooLarge(limitBytes: number): GatewayError {

@@ -9,12 +9,13 @@ export {
   type ClientResponseOptions,
   toClientResponse,
 } from "./response-translation";
-export { createSseParser, formatSse, type SseParser } from "./sse";
+export { createSseParser, formatSse, type SseParser, type SseParserOptions } from "./sse";
 export {
   createStreamBridge,
   type StreamBridge,
   type StreamBridgeOptions,
   type UpstreamStreamError,
 } from "./stream-bridge";
+export { createStreamRelay, type StreamRelay } from "./stream-relay";
 export type { NormalizedUsage, SseEvent, StreamFailure, WireProtocol } from "./types";
 export { extractUsage } from "./usage";

@@ -11,19 +11,28 @@ export interface SseParser {
   flush(): SseEvent[];
 }
 
+/** Options of {@link createSseParser}. */
+export interface SseParserOptions {
+  /**
+   * False when the parser takes over a stream after its beginning, at an event boundary: a
+   * leading U+FEFF is then data, not a byte-order mark. Default true.
+   */
+  streamStart?: boolean;
+}
+
 /**
  * Creates an SSE parser that accepts chunk boundaries anywhere, including inside a CRLF pair or a
  * UTF-8 sequence. Lines end in LF, CR or CRLF; `data:` lines of one event are joined with "\n";
  * comment lines (`:`) and `id:` / `retry:` fields are ignored; an event with no data line is
  * dropped, as the SSE standard says.
  */
-export function createSseParser(): SseParser {
+export function createSseParser(options: SseParserOptions = {}): SseParser {
   const decoder = new TextDecoder("utf-8");
   let buffer = "";
   let pendingCr = false;
   let eventName: string | undefined;
   let dataLines: string[] = [];
-  let sawBom = false;
+  let sawBom = options.streamStart === false;
 
   function dispatch(out: SseEvent[]): void {
     if (dataLines.length > 0) {

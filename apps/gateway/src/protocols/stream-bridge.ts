@@ -38,6 +38,12 @@ export interface UpstreamStreamError {
 export interface StreamBridge {
   /** Client SSE text for one upstream event; "" when the event produces nothing. */
   push(event: SseEvent): string;
+  /**
+   * True when `push` of this event would return it exactly as `formatSse` writes it and change
+   * nothing else, so a relay may copy the upstream's text instead. Only same-protocol bridges
+   * ever say true, and only for frames that carry no usage, end, finish or error.
+   */
+  forwardsUnchanged(event: string | undefined, data: string): boolean;
   /** The client's clean terminal frames still missing (OpenAI `data: [DONE]`); "" when already sent. */
   end(): string;
   /**
@@ -121,6 +127,11 @@ export function createStreamBridge(
   clientProtocol: WireProtocol,
   options: StreamBridgeOptions,
 ): StreamBridge {
+  // The same-protocol bridges sit on every pass-through stream: plain objects, no closures.
+  if (upstreamProtocol === "openai" && clientProtocol === "openai")
+    return new OpenAiPassThrough(options.includeUsage !== false);
+  if (upstreamProtocol === "anthropic" && clientProtocol === "anthropic")
+    return new AnthropicPassThrough();
   const state = {
     finished: false,
     closed: false,
@@ -132,14 +143,11 @@ export function createStreamBridge(
     return failFrame(clientProtocol, error);
   };
   const common = {
+    forwardsUnchanged: never,
     fail: failure,
     finished: () => state.finished,
     upstreamError: () => state.upstreamError,
   };
-  if (upstreamProtocol === "openai" && clientProtocol === "openai")
-    return openAiPassThrough(state, common, options);
-  if (upstreamProtocol === "anthropic" && clientProtocol === "anthropic")
-    return anthropicPassThrough(state, common);
   if (upstreamProtocol === "openai") return openAiToAnthropicStream(state, common, options);
   return anthropicToOpenAiStream(state, common, options);
 }
@@ -150,97 +158,155 @@ interface BridgeState {
   upstreamError: UpstreamStreamError | null;
 }
 
-type Common = Pick<StreamBridge, "fail" | "finished" | "upstreamError">;
+type Common = Pick<StreamBridge, "forwardsUnchanged" | "fail" | "finished" | "upstreamError">;
 
-function openAiPassThrough(
-  state: BridgeState,
-  common: Common,
-  options: StreamBridgeOptions,
-): StreamBridge {
-  let usage: NormalizedUsage | null = null;
-  let sawFinish = false;
-  return {
-    ...common,
-    push(event) {
-      if (state.closed) return "";
-      const data = event.data;
-      if (data === "[DONE]") {
-        state.finished = true;
-        state.closed = true;
-        return "data: [DONE]\n\n";
-      }
-      // Parse only the chunks that can carry usage, a finish or an error: the hot path stays a copy.
-      if (USAGE_SET.test(data) || data.includes('"error"') || FINISH_REASON_SET.test(data)) {
-        const chunk = parseJson(data);
-        const error = streamErrorOf(chunk);
-        if (error && !Array.isArray(chunk?.choices)) {
-          state.upstreamError = error;
-          return "";
-        }
-        if (chunk) {
-          const chunkUsage = usageFromOpenAi(chunk.usage);
-          if (chunkUsage) usage = chunkUsage;
-          const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-          if (choices.some((c) => isRecord(c) && typeof c.finish_reason === "string"))
-            sawFinish = true;
-          if (sawFinish && usage) state.finished = true;
-          if (options.includeUsage === false && choices.length === 0 && chunkUsage) return "";
-        }
-      }
-      return formatSse(event);
-    },
-    end() {
-      if (state.closed) return "";
-      state.closed = true;
-      return "data: [DONE]\n\n";
-    },
-    usage: () => usage,
-  };
+function never(): boolean {
+  return false;
 }
 
-function anthropicPassThrough(state: BridgeState, common: Common): StreamBridge {
-  let rawUsage: Json | null = null;
-  return {
-    ...common,
-    push(event) {
-      if (state.closed) return "";
-      const type = event.event;
-      const tracked =
-        type === undefined ||
-        type === "message_start" ||
-        type === "message_delta" ||
-        type === "message_stop" ||
-        type === "error";
-      if (tracked) {
-        const payload = parseJson(event.data);
-        const kind = type ?? payload?.type;
-        if (kind === "error") {
-          state.upstreamError = streamErrorOf(payload) ?? {
-            type: "api_error",
-            message: "upstream stream error",
-          };
-          return "";
-        }
-        if (kind === "message_start" && isRecord(payload?.message)) {
-          rawUsage = {};
-          mergeAnthropicUsage(rawUsage, payload.message.usage);
-        } else if (kind === "message_delta") {
-          rawUsage ??= {};
-          mergeAnthropicUsage(rawUsage, payload?.usage);
-        } else if (kind === "message_stop") {
-          state.finished = true;
-          state.closed = true;
-        }
+/** OpenAI chunks that can carry usage, a finish or an error: the only ones a pass-through parses. */
+function openAiChunkNeedsParse(data: string): boolean {
+  return USAGE_SET.test(data) || data.includes('"error"') || FINISH_REASON_SET.test(data);
+}
+
+/** Anthropic events whose payload the pass-through reads (usage, the end, errors). */
+function anthropicEventTracked(type: string | undefined): boolean {
+  return (
+    type === undefined ||
+    type === "message_start" ||
+    type === "message_delta" ||
+    type === "message_stop" ||
+    type === "error"
+  );
+}
+
+/** State and ending shared by the pass-through bridges. */
+abstract class PassThroughBridge implements StreamBridge {
+  protected done = false;
+  protected closed = false;
+  protected streamError: UpstreamStreamError | null = null;
+
+  constructor(private readonly clientProtocol: WireProtocol) {}
+
+  abstract push(event: SseEvent): string;
+  abstract forwardsUnchanged(event: string | undefined, data: string): boolean;
+  abstract end(): string;
+  abstract usage(): NormalizedUsage | null;
+
+  fail(error: StreamFailure): string {
+    if (this.closed) return "";
+    this.closed = true;
+    return failFrame(this.clientProtocol, error);
+  }
+
+  finished(): boolean {
+    return this.done;
+  }
+
+  upstreamError(): UpstreamStreamError | null {
+    return this.streamError;
+  }
+}
+
+class OpenAiPassThrough extends PassThroughBridge {
+  private seenUsage: NormalizedUsage | null = null;
+  private sawFinish = false;
+
+  constructor(private readonly includeUsage: boolean) {
+    super("openai");
+  }
+
+  forwardsUnchanged(_event: string | undefined, data: string): boolean {
+    return !this.closed && data !== "[DONE]" && !openAiChunkNeedsParse(data);
+  }
+
+  push(event: SseEvent): string {
+    if (this.closed) return "";
+    const data = event.data;
+    if (data === "[DONE]") {
+      this.done = true;
+      this.closed = true;
+      return "data: [DONE]\n\n";
+    }
+    // Parse only the chunks that can carry usage, a finish or an error: the hot path stays a copy.
+    if (openAiChunkNeedsParse(data)) {
+      const chunk = parseJson(data);
+      const error = streamErrorOf(chunk);
+      if (error && !Array.isArray(chunk?.choices)) {
+        this.streamError = error;
+        return "";
       }
-      return formatSse(event);
-    },
-    end() {
-      if (state.closed) return "";
-      state.closed = true;
-      return anthropicFrame("message_stop", { type: "message_stop" });
-    },
-    usage: () => (rawUsage ? usageFromAnthropic(rawUsage) : null),
-  };
+      if (chunk) {
+        const chunkUsage = usageFromOpenAi(chunk.usage);
+        if (chunkUsage) this.seenUsage = chunkUsage;
+        const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+        if (choices.some((c) => isRecord(c) && typeof c.finish_reason === "string"))
+          this.sawFinish = true;
+        if (this.sawFinish && this.seenUsage) this.done = true;
+        if (!this.includeUsage && choices.length === 0 && chunkUsage) return "";
+      }
+    }
+    return formatSse(event);
+  }
+
+  end(): string {
+    if (this.closed) return "";
+    this.closed = true;
+    return "data: [DONE]\n\n";
+  }
+
+  usage(): NormalizedUsage | null {
+    return this.seenUsage;
+  }
+}
+
+class AnthropicPassThrough extends PassThroughBridge {
+  private rawUsage: Json | null = null;
+
+  constructor() {
+    super("anthropic");
+  }
+
+  forwardsUnchanged(event: string | undefined): boolean {
+    return !this.closed && !anthropicEventTracked(event);
+  }
+
+  push(event: SseEvent): string {
+    if (this.closed) return "";
+    const type = event.event;
+    if (anthropicEventTracked(type)) {
+      const payload = parseJson(event.data);
+      const kind = type ?? payload?.type;
+      if (kind === "error") {
+        this.streamError = streamErrorOf(payload) ?? {
+          type: "api_error",
+          message: "upstream stream error",
+        };
+        return "";
+      }
+      if (kind === "message_start" && isRecord(payload?.message)) {
+        this.rawUsage = {};
+        mergeAnthropicUsage(this.rawUsage, payload.message.usage);
+      } else if (kind === "message_delta") {
+        this.rawUsage ??= {};
+        mergeAnthropicUsage(this.rawUsage, payload?.usage);
+      } else if (kind === "message_stop") {
+        this.done = true;
+        this.closed = true;
+      }
+    }
+    return formatSse(event);
+  }
+
+  end(): string {
+    if (this.closed) return "";
+    this.closed = true;
+    return anthropicFrame("message_stop", { type: "message_stop" });
+  }
+
+  usage(): NormalizedUsage | null {
+    return this.rawUsage ? usageFromAnthropic(this.rawUsage) : null;
+  }
 }
 
 function openAiToAnthropicStream(

@@ -7,6 +7,7 @@ export {
   upstreamUrl,
 } from "./build-upstream-request";
 export {
+  type AbortListener,
   type AbortSignalLike,
   type ChunkReader,
   createUpstreamClient,

@@ -3,13 +3,19 @@ import https from "node:https";
 import { UpstreamError } from "./upstream-error";
 
 /**
+ * What an abort signal calls: a function, or an object whose `handleEvent()` it calls (as
+ * `EventTarget` does), which lets a per-request object listen without a closure of its own.
+ */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
+/**
  * The part of `AbortSignal` the client reads; an `AbortSignal` is one. Lets a server hand in a
  * cheaper "client went away" flag than a full `AbortController` per request.
  */
 export interface AbortSignalLike {
   readonly aborted: boolean;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
+  addEventListener(type: "abort", listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: AbortListener): void;
 }
 
 /** One upstream call; the body is already serialised (no JSON pass happens here). */
@@ -130,77 +136,6 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     return target;
   }
 
-  function attempt(
-    request: UpstreamRequest,
-    target: ParsedTarget,
-    mayRetry: boolean,
-  ): Promise<UpstreamResponse> {
-    const { origin } = target;
-    return new Promise<UpstreamResponse>((resolve, reject) => {
-      const signal = request.signal;
-      if (signal?.aborted) {
-        reject(
-          new UpstreamError("aborted", origin, `request to ${origin} aborted before it was sent`),
-        );
-        return;
-      }
-      const body = request.body;
-      const headers: http.OutgoingHttpHeaders = { ...request.headers };
-      headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-      const req = target.transport.request({
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        method: request.method ?? "POST",
-        headers,
-        agent: target.agent,
-      });
-      let settled = false;
-      const headerTimer = setTimeout(() => {
-        req.destroy(
-          new UpstreamError(
-            "timeout",
-            origin,
-            `no response from ${origin} within ${request.timeoutMs} ms`,
-          ),
-        );
-      }, request.timeoutMs);
-      const onAbort = () => {
-        req.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-
-      req.on("error", (error) => {
-        clearTimeout(headerTimer);
-        if (settled) return;
-        settled = true;
-        signal?.removeEventListener("abort", onAbort);
-        const code = errorCode(error);
-        if (mayRetry && req.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")) {
-          resolve(attempt(request, target, false));
-          return;
-        }
-        reject(
-          error instanceof UpstreamError
-            ? error
-            : new UpstreamError(
-                "network",
-                origin,
-                `upstream ${origin} unreachable (${code ?? "error"})`,
-                error,
-              ),
-        );
-      });
-      req.on("response", (res) => {
-        clearTimeout(headerTimer);
-        settled = true;
-        resolve(wrapResponse(res, request, origin, signal, onAbort));
-      });
-      req.end(body);
-    });
-  }
-
   return {
     send(request) {
       let target: ParsedTarget;
@@ -235,227 +170,410 @@ interface ParsedTarget {
 /** Parsed URLs kept at most; past it the cache starts over (no unbounded growth). */
 const MAX_CACHED_TARGETS = 256;
 
+/**
+ * One attempt, from sending until the response headers arrive (or the attempt fails). It is the
+ * abort listener itself, and the request's listeners find it on the request: no closures per call.
+ */
+class PendingCall {
+  settled = false;
+  headerTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly req: http.ClientRequest,
+    readonly request: UpstreamRequest,
+    readonly target: ParsedTarget,
+    readonly mayRetry: boolean,
+    readonly resolve: (response: UpstreamResponse | Promise<UpstreamResponse>) => void,
+    readonly reject: (error: UpstreamError) => void,
+  ) {}
+
+  /** The signal fired before the response headers. */
+  handleEvent(): void {
+    const { origin } = this.target;
+    this.req.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
+  }
+}
+
+const PENDING_CALL = Symbol("pendingCall");
+type CallRequest = http.ClientRequest & { [PENDING_CALL]?: PendingCall };
+
+function attempt(
+  request: UpstreamRequest,
+  target: ParsedTarget,
+  mayRetry: boolean,
+): Promise<UpstreamResponse> {
+  return new Promise<UpstreamResponse>((resolve, reject) => {
+    const signal = request.signal;
+    if (signal?.aborted) {
+      const { origin } = target;
+      reject(
+        new UpstreamError("aborted", origin, `request to ${origin} aborted before it was sent`),
+      );
+      return;
+    }
+    const body = request.body;
+    const headers: http.OutgoingHttpHeaders = { ...request.headers };
+    headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    const req: CallRequest = target.transport.request({
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
+      method: request.method ?? "POST",
+      headers,
+      agent: target.agent,
+    });
+    const call = new PendingCall(req, request, target, mayRetry, resolve, reject);
+    req[PENDING_CALL] = call;
+    call.headerTimer = setTimeout(onHeaderTimeout, request.timeoutMs, call);
+    signal?.addEventListener("abort", call, { once: true });
+    req.on("error", onCallError);
+    req.on("response", onCallResponse);
+    req.end(body);
+  });
+}
+
+function onHeaderTimeout(call: PendingCall): void {
+  const { origin } = call.target;
+  call.req.destroy(
+    new UpstreamError(
+      "timeout",
+      origin,
+      `no response from ${origin} within ${call.request.timeoutMs} ms`,
+    ),
+  );
+}
+
+function onCallError(this: CallRequest, error: Error): void {
+  const call = this[PENDING_CALL]!;
+  clearTimeout(call.headerTimer);
+  if (call.settled) return;
+  call.settled = true;
+  call.request.signal?.removeEventListener("abort", call);
+  const code = errorCode(error);
+  if (call.mayRetry && this.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")) {
+    call.resolve(attempt(call.request, call.target, false));
+    return;
+  }
+  const { origin } = call.target;
+  call.reject(
+    error instanceof UpstreamError
+      ? error
+      : new UpstreamError(
+          "network",
+          origin,
+          `upstream ${origin} unreachable (${code ?? "error"})`,
+          error,
+        ),
+  );
+}
+
+function onCallResponse(this: CallRequest, res: IncomingMessage): void {
+  const call = this[PENDING_CALL]!;
+  clearTimeout(call.headerTimer);
+  call.settled = true;
+  call.request.signal?.removeEventListener("abort", call);
+  call.resolve(new NodeUpstreamResponse(res, call.request, call.target.origin));
+}
+
 function ignoreError(): void {}
 
-function wrapResponse(
-  res: IncomingMessage,
-  request: UpstreamRequest,
-  origin: string,
-  signal: AbortSignalLike | undefined,
-  onRequestAbort: () => void,
-): UpstreamResponse {
-  let started = false;
-  let waiting = false;
-  let idleTimer: NodeJS.Timeout | undefined;
-  const idleTimeoutMs = request.idleTimeoutMs;
+const UPSTREAM_RESPONSE = Symbol("upstreamResponse");
+type ResponseMessage = IncomingMessage & { [UPSTREAM_RESPONSE]?: NodeUpstreamResponse };
 
-  signal?.removeEventListener("abort", onRequestAbort);
-  const onAbort = () =>
-    res.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
-  signal?.addEventListener("abort", onAbort, { once: true });
+function bodyGone(res: IncomingMessage): Error {
+  return res.errored ?? new Error("the upstream body is gone");
+}
 
-  if (idleTimeoutMs !== undefined && idleTimeoutMs > 0) {
-    idleTimer = setTimeout(function onIdle() {
-      // Only time the upstream: while nobody is waiting for a chunk the clock does not run.
-      if (!waiting) {
-        idleTimer?.refresh();
-        return;
-      }
-      res.destroy(
-        new UpstreamError(
-          "timeout",
-          origin,
-          `no data from ${origin} for ${idleTimeoutMs} ms mid-body`,
-        ),
-      );
-    }, idleTimeoutMs);
-    idleTimer.unref();
+/**
+ * An upstream response over Node's `IncomingMessage`. One object per response holds the state of
+ * whichever reader is used (`text`, `chunks` or `body`); the body listeners are shared functions
+ * that find it on the message, so reading a body creates no closures.
+ */
+class NodeUpstreamResponse implements UpstreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  private started = false;
+  /** True while a reader waits for the upstream: only then does the idle clock run. */
+  waiting = false;
+  idleTimer: NodeJS.Timeout | undefined;
+  readonly idleTimeoutMs: number | undefined;
+  private readonly signal: AbortSignalLike | undefined;
+  // text(): the chunks so far and the pending promise.
+  textChunks: Buffer[] = [];
+  resolveText: ((text: string) => void) | null = null;
+  rejectText: ((error: UpstreamError) => void) | null = null;
+  // chunks(): the queue and the pending `next()`.
+  queue: Uint8Array[] = [];
+  failure: UpstreamError | null = null;
+  ended = false;
+  resolveNext: ((result: IteratorResult<Uint8Array, undefined>) => void) | null = null;
+  rejectNext: ((error: UpstreamError) => void) | null = null;
+
+  constructor(
+    readonly res: ResponseMessage,
+    request: UpstreamRequest,
+    readonly origin: string,
+  ) {
+    this.status = res.statusCode ?? 0;
+    this.headers = res.headers;
+    this.signal = request.signal;
+    res[UPSTREAM_RESPONSE] = this;
+    this.signal?.addEventListener("abort", this, { once: true });
+    const idleTimeoutMs = request.idleTimeoutMs;
+    this.idleTimeoutMs = idleTimeoutMs;
+    if (idleTimeoutMs !== undefined && idleTimeoutMs > 0) {
+      this.idleTimer = setTimeout(onIdle, idleTimeoutMs, this);
+      this.idleTimer.unref();
+    }
+    // Body errors surface through the readers; this keeps an unread failing body from crashing.
+    res.on("error", ignoreError);
+    res.once("close", onResponseClosed);
   }
 
-  // Body errors surface through the iterator; this keeps an unread failing body from crashing.
-  res.on("error", ignoreError);
+  /** The signal fired while the body is being received. */
+  handleEvent(): void {
+    const { origin } = this;
+    this.res.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
+  }
 
-  const cleanup = () => {
-    if (idleTimer) clearTimeout(idleTimer);
-    signal?.removeEventListener("abort", onAbort);
-  };
-  res.once("close", cleanup);
+  cleanup(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.signal?.removeEventListener("abort", this);
+  }
 
-  async function* iterate(): AsyncGenerator<Uint8Array> {
-    if (started) throw new Error("the upstream body can be read only once");
-    started = true;
-    const iterator = res[Symbol.asyncIterator]();
+  /** Wraps a body failure as an `UpstreamError`. */
+  bodyError(error: unknown): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    const { origin } = this;
+    return new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
+  }
+
+  get body(): AsyncIterable<Uint8Array> {
+    return { [Symbol.asyncIterator]: () => this.iterate() };
+  }
+
+  private async *iterate(): AsyncGenerator<Uint8Array> {
+    if (this.started) throw new Error("the upstream body can be read only once");
+    this.started = true;
+    const iterator = this.res[Symbol.asyncIterator]();
     try {
       while (true) {
-        waiting = true;
-        idleTimer?.refresh();
+        this.waiting = true;
+        this.idleTimer?.refresh();
         const next = await iterator.next();
-        waiting = false;
+        this.waiting = false;
         if (next.done) return;
         yield next.value as Uint8Array;
       }
     } catch (error) {
-      if (error instanceof UpstreamError) throw error;
-      throw new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
+      throw this.bodyError(error);
     } finally {
-      waiting = false;
-      cleanup();
+      this.waiting = false;
+      this.cleanup();
     }
   }
 
-  const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: iterate };
-
   // The whole body by events: no async iterator per response on the non-stream path.
-  function text(): Promise<string> {
-    if (started) return Promise.reject(new Error("the upstream body can be read only once"));
-    started = true;
+  text(): Promise<string> {
+    if (this.started) return Promise.reject(new Error("the upstream body can be read only once"));
+    this.started = true;
+    const res = this.res;
+    if (res.readableEnded || res.destroyed) {
+      this.cleanup();
+      return Promise.reject(this.bodyError(bodyGone(res)));
+    }
     return new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const onData = (chunk: Buffer) => {
-        chunks.push(chunk);
-        idleTimer?.refresh();
-      };
-      const onEnd = () => {
-        finish();
-        resolve(
-          chunks.length === 1
-            ? chunks[0]!.toString("utf8")
-            : Buffer.concat(chunks).toString("utf8"),
-        );
-      };
-      const onError = (error: unknown) => {
-        finish();
-        reject(
-          error instanceof UpstreamError
-            ? error
-            : new UpstreamError(
-                "network",
-                origin,
-                `connection to ${origin} closed mid-body`,
-                error,
-              ),
-        );
-      };
-      const onClose = () => {
-        if (!res.readableEnded) onError(res.errored ?? new Error("premature close"));
-      };
-      const finish = () => {
-        waiting = false;
-        res.off("data", onData);
-        res.off("end", onEnd);
-        res.off("error", onError);
-        res.off("close", onClose);
-        cleanup();
-      };
-      if (res.readableEnded || res.destroyed) {
-        onError(res.errored ?? new Error("the upstream body is gone"));
-        return;
-      }
-      waiting = true;
-      idleTimer?.refresh();
-      res.on("data", onData);
-      res.once("end", onEnd);
-      res.once("error", onError);
-      res.once("close", onClose);
+      this.resolveText = resolve;
+      this.rejectText = reject;
+      this.waiting = true;
+      this.idleTimer?.refresh();
+      res.on("data", onTextData);
+      res.once("end", onTextEnd);
+      res.once("error", onTextError);
+      res.once("close", onTextClose);
     });
   }
 
-  function chunks(): ChunkReader {
-    if (started) throw new Error("the upstream body can be read only once");
-    started = true;
-    const queue: Uint8Array[] = [];
-    let failure: UpstreamError | null = null;
-    let ended = false;
-    let resolveNext: ((result: IteratorResult<Uint8Array, undefined>) => void) | null = null;
-    let rejectNext: ((error: UpstreamError) => void) | null = null;
-
-    const deliver = () => {
-      const resolve = resolveNext;
-      const reject = rejectNext;
-      if (!resolve || !reject) return;
-      if (queue.length === 0 && !ended && !failure) return;
-      resolveNext = null;
-      rejectNext = null;
-      waiting = false;
-      if (queue.length > 0) resolve({ done: false, value: queue.shift()! });
-      else if (failure) reject(failure);
-      else resolve({ done: true, value: undefined });
-    };
-    const onData = (chunk: Buffer) => {
-      queue.push(chunk);
-      idleTimer?.refresh();
-      if (resolveNext) deliver();
-      else res.pause();
-    };
-    const onEnd = () => {
-      ended = true;
-      finish();
-      deliver();
-    };
-    const onError = (error: unknown) => {
-      if (ended || failure) return;
-      failure =
-        error instanceof UpstreamError
-          ? error
-          : new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
-      finish();
-      deliver();
-    };
-    const onClose = () => {
-      if (!res.readableEnded) onError(res.errored ?? new Error("premature close"));
-    };
-    const finish = () => {
-      waiting = false;
-      res.off("data", onData);
-      res.off("end", onEnd);
-      res.off("error", onError);
-      res.off("close", onClose);
-      cleanup();
-    };
-    if (res.readableEnded || res.destroyed) {
-      onError(res.errored ?? new Error("the upstream body is gone"));
-    } else {
-      res.on("data", onData);
-      res.once("end", onEnd);
-      res.once("error", onError);
-      res.once("close", onClose);
-    }
-    return {
-      next() {
-        if (queue.length > 0) return Promise.resolve({ done: false, value: queue.shift()! });
-        if (failure) return Promise.reject(failure);
-        if (ended) return Promise.resolve({ done: true, value: undefined });
-        return new Promise((resolve, reject) => {
-          resolveNext = resolve;
-          rejectNext = reject;
-          waiting = true;
-          idleTimer?.refresh();
-          res.resume();
-        });
-      },
-    };
+  finishText(): void {
+    this.waiting = false;
+    const res = this.res;
+    res.off("data", onTextData);
+    res.off("end", onTextEnd);
+    res.off("error", onTextError);
+    res.off("close", onTextClose);
+    this.cleanup();
   }
 
-  const headers: IncomingHttpHeaders = res.headers;
-  return {
-    chunks,
-    status: res.statusCode ?? 0,
-    headers,
-    body,
-    text,
-    async json() {
-      return JSON.parse(await text());
-    },
-    discard() {
-      cleanup();
-      if (res.readableEnded || res.destroyed) return;
-      const length = Number(res.headers["content-length"]);
-      // The socket returns to the pool only after 'end', so even a fully received body is drained.
-      if (!started && (res.complete || (Number.isFinite(length) && length <= DRAIN_LIMIT_BYTES))) {
-        res.resume();
-      } else {
-        res.destroy();
-      }
-    },
-  };
+  failText(error: unknown): void {
+    const reject = this.rejectText;
+    if (!reject) return;
+    this.resolveText = null;
+    this.rejectText = null;
+    this.finishText();
+    reject(this.bodyError(error));
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  chunks(): ChunkReader {
+    if (this.started) throw new Error("the upstream body can be read only once");
+    this.started = true;
+    const res = this.res;
+    if (res.readableEnded || res.destroyed) {
+      this.failChunks(bodyGone(res));
+    } else {
+      res.on("data", onChunkData);
+      res.once("end", onChunkEnd);
+      res.once("error", onChunkError);
+      res.once("close", onChunkClose);
+    }
+    return new ChunkQueueReader(this);
+  }
+
+  /** Hands the pending `next()` what is ready: a chunk, the failure or the end. */
+  deliver(): void {
+    const resolve = this.resolveNext;
+    const reject = this.rejectNext;
+    if (!resolve || !reject) return;
+    if (this.queue.length === 0 && !this.ended && !this.failure) return;
+    this.resolveNext = null;
+    this.rejectNext = null;
+    this.waiting = false;
+    if (this.queue.length > 0) resolve({ done: false, value: this.queue.shift()! });
+    else if (this.failure) reject(this.failure);
+    else resolve({ done: true, value: undefined });
+  }
+
+  finishChunks(): void {
+    this.waiting = false;
+    const res = this.res;
+    res.off("data", onChunkData);
+    res.off("end", onChunkEnd);
+    res.off("error", onChunkError);
+    res.off("close", onChunkClose);
+    this.cleanup();
+  }
+
+  failChunks(error: unknown): void {
+    if (this.ended || this.failure) return;
+    this.failure = this.bodyError(error);
+    this.finishChunks();
+    this.deliver();
+  }
+
+  discard(): void {
+    this.cleanup();
+    const res = this.res;
+    if (res.readableEnded || res.destroyed) return;
+    const length = Number(res.headers["content-length"]);
+    // The socket returns to the pool only after 'end', so even a fully received body is drained.
+    if (
+      !this.started &&
+      (res.complete || (Number.isFinite(length) && length <= DRAIN_LIMIT_BYTES))
+    ) {
+      res.resume();
+    } else {
+      res.destroy();
+    }
+  }
+}
+
+/** `UpstreamResponse.chunks()`: pulls from the response's queue, resuming the upstream on demand. */
+class ChunkQueueReader implements ChunkReader {
+  constructor(private readonly response: NodeUpstreamResponse) {}
+
+  next(): Promise<IteratorResult<Uint8Array, undefined>> {
+    const response = this.response;
+    if (response.queue.length > 0) {
+      return Promise.resolve({ done: false, value: response.queue.shift()! });
+    }
+    if (response.failure) return Promise.reject(response.failure);
+    if (response.ended) return Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve, reject) => {
+      response.resolveNext = resolve;
+      response.rejectNext = reject;
+      response.waiting = true;
+      response.idleTimer?.refresh();
+      response.res.resume();
+    });
+  }
+}
+
+function responseOf(res: ResponseMessage): NodeUpstreamResponse {
+  return res[UPSTREAM_RESPONSE]!;
+}
+
+function onIdle(response: NodeUpstreamResponse): void {
+  // Only time the upstream: while nobody is waiting for a chunk the clock does not run.
+  if (!response.waiting) {
+    response.idleTimer?.refresh();
+    return;
+  }
+  const { origin } = response;
+  response.res.destroy(
+    new UpstreamError(
+      "timeout",
+      origin,
+      `no data from ${origin} for ${response.idleTimeoutMs} ms mid-body`,
+    ),
+  );
+}
+
+function onResponseClosed(this: ResponseMessage): void {
+  responseOf(this).cleanup();
+}
+
+function onTextData(this: ResponseMessage, chunk: Buffer): void {
+  const response = responseOf(this);
+  response.textChunks.push(chunk);
+  response.idleTimer?.refresh();
+}
+
+function onTextEnd(this: ResponseMessage): void {
+  const response = responseOf(this);
+  const resolve = response.resolveText;
+  if (!resolve) return;
+  response.resolveText = null;
+  response.rejectText = null;
+  response.finishText();
+  const chunks = response.textChunks;
+  response.textChunks = [];
+  resolve(
+    chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+  );
+}
+
+function onTextError(this: ResponseMessage, error: unknown): void {
+  responseOf(this).failText(error);
+}
+
+function onTextClose(this: ResponseMessage): void {
+  if (!this.readableEnded) responseOf(this).failText(this.errored ?? new Error("premature close"));
+}
+
+function onChunkData(this: ResponseMessage, chunk: Buffer): void {
+  const response = responseOf(this);
+  response.queue.push(chunk);
+  response.idleTimer?.refresh();
+  if (response.resolveNext) response.deliver();
+  else this.pause();
+}
+
+function onChunkEnd(this: ResponseMessage): void {
+  const response = responseOf(this);
+  response.ended = true;
+  response.finishChunks();
+  response.deliver();
+}
+
+function onChunkError(this: ResponseMessage, error: unknown): void {
+  responseOf(this).failChunks(error);
+}
+
+function onChunkClose(this: ResponseMessage): void {
+  if (!this.readableEnded)
+    responseOf(this).failChunks(this.errored ?? new Error("premature close"));
 }

@@ -1,0 +1,52 @@
+import { costOf, formatUsd, microToUsd, type Reservation } from "@planfirst/spend-ledger";
+import type { GatewayDeps } from "../deps";
+import type { NormalizedUsage } from "../protocols";
+import type { DispatchTarget } from "./build-pool";
+import type { ClientRequest } from "./dispatch";
+
+/**
+ * Books the real cost of a served request (micro-USD, rounded up) against its reservation and
+ * resolves to the receipt's decimal string; "0" when nothing was reserved or the group has no
+ * price. No usage reported books the input estimate, since the upstream has billed the prompt.
+ * A failing ledger is logged, never thrown.
+ */
+export async function settleSpend(
+  deps: Pick<GatewayDeps, "ledger" | "logger">,
+  target: DispatchTarget,
+  reservation: Reservation | null,
+  usage: NormalizedUsage | null,
+  request: ClientRequest,
+  estimatedInputTokens: number,
+): Promise<string> {
+  const price = target.group.price;
+  if (!reservation || !price) return "0";
+  const tokens = usage ?? {
+    inputTokens: estimatedInputTokens,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  let costMicro: number;
+  try {
+    costMicro = costOf(tokens, price);
+  } catch {
+    costMicro = costOf(
+      { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
+      price,
+    );
+  }
+  try {
+    await deps.ledger.settle(reservation, microToUsd(costMicro), {
+      connectionId: target.connection.config.id,
+      model: target.model,
+      inputTokens: tokens.inputTokens,
+      outputTokens: tokens.outputTokens,
+      cachedInputTokens: tokens.cachedInputTokens,
+      cacheWriteTokens: tokens.cacheWriteTokens,
+      clientKeyId: request.client.id,
+    });
+  } catch (error) {
+    deps.logger.error({ err: error, requestId: request.requestId }, "settling spend failed");
+  }
+  return formatUsd(costMicro);
+}
