@@ -8,37 +8,18 @@ import {
   type LadderOptions,
   orderPoolByRung,
 } from "../src/index";
+import { at, billingEntry, NOW_MS } from "../src/ladder-test-support";
 
 // Decision path only: the candidate pool and the in-memory resolvers are built once, outside the
 // timed loop, as the gateway builds them from config; each sample is one full ladder pass.
 
-const NOW_MS = Date.parse("2026-03-01T12:00:00.000Z");
-const iso = (offsetMs: number) => new Date(NOW_MS + offsetMs).toISOString();
-
-function entry(
-  provider: string,
-  authType: string | undefined,
-  billing: ConnectionBillingEntry["billing"],
-  overage: ConnectionBillingEntry["overage"],
-): ConnectionBillingEntry {
-  return {
-    provider,
-    ...(authType ? { authType } : {}),
-    billing,
-    overage,
-    reason: `${provider} ${billing}`,
-    sources: ["https://example.com/terms"],
-    reviewed: "2026-02-01",
-  };
-}
-
 const catalog: ConnectionBillingEntry[] = [
-  entry("claude", "oauth", "subscription", "hard-stop"),
-  entry("claude", undefined, "metered", "meters-to-paid"),
-  entry("codex", "oauth", "subscription", "hard-stop"),
-  entry("github-copilot", "oauth", "subscription", "unknown"),
-  entry("openrouter", undefined, "metered", "meters-to-paid"),
-  entry("groq", undefined, "metered", "meters-to-paid"),
+  billingEntry("claude", "oauth", "subscription", "hard-stop"),
+  billingEntry("claude", undefined, "metered", "meters-to-paid"),
+  billingEntry("codex", "oauth", "subscription", "hard-stop"),
+  billingEntry("github-copilot", "oauth", "subscription", "unknown"),
+  billingEntry("openrouter", undefined, "metered", "meters-to-paid"),
+  billingEntry("groq", undefined, "metered", "meters-to-paid"),
 ];
 
 const models = ["sonnet", "opus", "gpt-5", "qwen3-coder", "llama-70b", "deepseek-chat"];
@@ -76,8 +57,8 @@ function quotaFor(i: number): QuotaState | undefined {
   ): QuotaState => ({
     status,
     remainingPercent,
-    resetAt: iso(3_600_000),
-    checkedAt: iso(-checkedAgoMs),
+    resetAt: at(3_600_000),
+    checkedAt: at(-checkedAgoMs),
     hasBeenExhausted,
     windows: [],
   });

@@ -11,7 +11,8 @@ export function at(offsetMs: number): string {
   return new Date(NOW_MS + offsetMs).toISOString();
 }
 
-function billingEntry(
+/** A catalog entry for tests and the benchmark; the reason names provider, auth type and verdict. */
+export function billingEntry(
   provider: string,
   authType: string | undefined,
   billing: ConnectionBillingEntry["billing"],
