@@ -128,7 +128,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 /** One line per connection: id, provider, billing class, rung(s), quota verified or not. */
 export function connectionLines(gateway: Gateway): string[] {
   const { table } = gateway.context;
-  const { quotaCache, now } = gateway.deps;
+  const { quotaCache, now, config } = gateway.deps;
+  // "Verified" means what the ladder means by it: a reading no older than maxStateAgeMs (Q4).
+  const maxStateAgeMs = config.subscriptionLadder.maxStateAgeMs;
   return [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const rungs = [...new Set(connection.config.models.map((m) => table.rungOf(id, m)))].join(",");
@@ -137,7 +139,7 @@ export function connectionLines(gateway: Gateway): string[] {
     }
     const state = quotaCache.get(connection.config.provider, id);
     const verified =
-      state && state.status !== "unknown" && Date.parse(state.checkedAt) + 180_000 >= now()
+      state && state.status !== "unknown" && Date.parse(state.checkedAt) + maxStateAgeMs >= now()
         ? `quota verified (${state.remainingPercent ?? "?"}% left)`
         : "quota not verified yet";
     return `  ${id} (${connection.config.provider}): ${connection.billing.billing}/${connection.billing.overage}, rung ${rungs}, ${verified}`;
