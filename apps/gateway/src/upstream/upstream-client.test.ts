@@ -3,7 +3,7 @@ import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSseParser } from "../protocols";
 import { buildUpstreamRequest } from "./build-upstream-request";
-import { createUpstreamClient, type UpstreamRequest } from "./upstream-client";
+import { type ChunkReader, createUpstreamClient, type UpstreamRequest } from "./upstream-client";
 import { UpstreamError } from "./upstream-error";
 
 const SECRET = "sk-test-secret-credential-0001";
@@ -48,10 +48,12 @@ async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
   throw new Error("expected a rejection");
 }
 
-async function drain(body: AsyncIterable<Uint8Array>): Promise<string> {
+async function drain(reader: ChunkReader): Promise<string> {
   let text = "";
   const decoder = new TextDecoder();
-  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  for (let next = await reader.next(); !next.done; next = await reader.next()) {
+    text += decoder.decode(next.value, { stream: true });
+  }
   return text;
 }
 
@@ -112,23 +114,26 @@ describe("createUpstreamClient", () => {
     const response = await client.send(request({ stream: true }));
     const parser = createSseParser();
     let content = 0;
-    for await (const chunk of response.body) {
-      for (const event of parser.push(chunk)) if (/"content":"\d+:/.test(event.data)) content++;
+    const reader = response.chunks();
+    for (let next = await reader.next(); !next.done; next = await reader.next()) {
+      for (const event of parser.push(next.value)) {
+        if (/"content":"\d+:/.test(event.data)) content++;
+      }
     }
     expect(content).toBe(chunks.length);
   });
 
-  it("throws timeout from the body iterator after an idle gap mid-body", async () => {
+  it("throws timeout from the body reader after an idle gap mid-body", async () => {
     upstream.script([{ stream: { chunks: ["a", "b"], chunkDelayMs: 1_000 } }]);
     const response = await client.send(request({ stream: true }, { idleTimeoutMs: 150 }));
-    const error = await rejection(drain(response.body));
+    const error = await rejection(drain(response.chunks()));
     expect(error.code).toBe("timeout");
   });
 
-  it("throws network from the body iterator when the upstream cuts the stream", async () => {
+  it("throws network from the body reader when the upstream cuts the stream", async () => {
     upstream.script([{ stream: { chunks: ["a", "b", "c"], cutAfter: 1 } }]);
     const response = await client.send(request({ stream: true }));
-    const error = await rejection(drain(response.body));
+    const error = await rejection(drain(response.chunks()));
     expect(error.code).toBe("network");
   });
 
@@ -144,7 +149,7 @@ describe("createUpstreamClient", () => {
 
     const mid = new AbortController();
     const response = await client.send(request({ stream: true }, { signal: mid.signal }));
-    const reading = drain(response.body);
+    const reading = drain(response.chunks());
     setTimeout(() => mid.abort(), 100);
     expect((await rejection(reading)).code).toBe("aborted");
 

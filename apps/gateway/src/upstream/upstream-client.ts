@@ -40,14 +40,10 @@ export interface UpstreamResponse {
   /** Lower-case names, as Node's `IncomingHttpHeaders`. */
   headers: Record<string, string | string[] | undefined>;
   /**
-   * Body chunks as they arrive. Throws {@link UpstreamError} `timeout` after an idle gap longer
-   * than `idleTimeoutMs`, `network` when the connection breaks, `aborted` on the signal.
-   */
-  body: AsyncIterable<Uint8Array>;
-  /**
-   * Body chunks read by events, with no async iterator per response: the same chunks and the
-   * same errors as `body`. The upstream is paused while no `next()` is pending, so a slow
-   * reader holds it back. Read at most once, like `body`.
+   * Body chunks as they arrive, read by events. `next()` rejects with {@link UpstreamError}
+   * `timeout` after an idle gap longer than `idleTimeoutMs`, `network` when the connection
+   * breaks, `aborted` on the signal. The upstream is paused while no `next()` is pending, so a
+   * slow reader holds it back. The body is read at most once, by `chunks()` or `text()`.
    */
   chunks(): ChunkReader;
   /** The whole body as UTF-8 text. */
@@ -347,31 +343,6 @@ class NodeUpstreamResponse implements UpstreamResponse {
     if (error instanceof UpstreamError) return error;
     const { origin } = this;
     return new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
-  }
-
-  get body(): AsyncIterable<Uint8Array> {
-    return { [Symbol.asyncIterator]: () => this.iterate() };
-  }
-
-  private async *iterate(): AsyncGenerator<Uint8Array> {
-    if (this.started) throw new Error("the upstream body can be read only once");
-    this.started = true;
-    const iterator = this.res[Symbol.asyncIterator]();
-    try {
-      while (true) {
-        this.waiting = true;
-        this.idleTimer?.refresh();
-        const next = await iterator.next();
-        this.waiting = false;
-        if (next.done) return;
-        yield next.value as Uint8Array;
-      }
-    } catch (error) {
-      throw this.bodyError(error);
-    } finally {
-      this.waiting = false;
-      this.cleanup();
-    }
   }
 
   // The whole body by events: no async iterator per response on the non-stream path.
