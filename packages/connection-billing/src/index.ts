@@ -15,3 +15,9 @@ export type {
   ConnectionRef,
 } from "./connection-classifier";
 export { createConnectionClassifier } from "./connection-classifier";
+export type {
+  EffectiveOverage,
+  EffectiveOverageBasis,
+  OverageEvidenceReading,
+} from "./effective-overage";
+export { effectiveOverage } from "./effective-overage";
