@@ -1,9 +1,14 @@
-// Reserve+settle throughput and latency of each spend store. Run: pnpm --filter
-// @planfirst/spend-ledger bench (REDIS_URL selects the Redis; default 127.0.0.1:6379).
+// Reserve+settle throughput and latency of each spend store, one pair at a time and with many
+// pairs in flight. Run: pnpm --filter @planfirst/spend-ledger bench (REDIS_URL selects the
+// Redis; default 127.0.0.1:6379). Each in-flight row is a closed loop: `width` workers each
+// reserve, then settle, then start over, until `pairs` pairs are done. "reserve p50/p99" is what a
+// request waits before it may call the upstream; "pair" adds the settle (which the gateway
+// need not wait for).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BenchResult, measure, printTable } from "@planfirst/bench";
+import { performance } from "node:perf_hooks";
+import { printTable, quantile } from "@planfirst/bench";
 import { Redis } from "ioredis";
 import {
   createMemorySpendStore,
@@ -17,39 +22,74 @@ import { createSqliteSpendStore } from "../src/sqlite";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const usage = { model: "gpt-4.1-mini", inputTokens: 1200, outputTokens: 300 };
 
-/** One reserve followed by its settle, the work a gateway does per paid request. */
-function reserveAndSettle(store: SpendStore) {
-  // A budget large enough never to refuse, so every iteration does the full write path.
+interface LoopResult {
+  pairs: number;
+  pairsPerSec: number;
+  reserveMs: number[];
+  pairMs: number[];
+}
+
+/** `width` workers doing reserve → settle pairs until `pairs` are done (after `warmup` pairs). */
+async function closedLoop(
+  store: SpendStore,
+  width: number,
+  pairs: number,
+  warmup: number,
+): Promise<LoopResult> {
+  // A budget large enough never to refuse, so every pair does the full write path.
   const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1_000_000 } });
-  let count = 0;
-  return async () => {
-    count += 1;
+  await ledger.ready();
+  let started = 0;
+  const reserveMs: number[] = [];
+  const pairMs: number[] = [];
+  const pair = async (timed: boolean) => {
+    const index = started++;
+    const t0 = performance.now();
     const reservation = await ledger.reserve({
       rung: "cheap",
       connectionId: "openai",
       model: "gpt-4.1-mini",
       maxCostUsd: 0.01,
-      requestId: `bench-${count}`,
+      requestId: `bench-${index}`,
     });
+    const t1 = performance.now();
     if (isRefusal(reservation)) throw new Error("the benchmark budget refused a reservation");
     await ledger.settle(reservation, 0.004321, usage);
+    if (timed) {
+      reserveMs.push(t1 - t0);
+      pairMs.push(performance.now() - t0);
+    }
   };
-}
-
-/** `width` reserve+settle pairs in flight at once; the result is per batch. */
-function concurrent(store: SpendStore, width: number) {
-  const single = reserveAndSettle(store);
-  return () => Promise.all(Array.from({ length: width }, single));
+  const run = async (count: number, timed: boolean) => {
+    let left = count;
+    const worker = async () => {
+      while (left > 0) {
+        left -= 1;
+        await pair(timed);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
+  };
+  await run(warmup, false);
+  const t0 = performance.now();
+  await run(pairs, true);
+  const elapsedMs = performance.now() - t0;
+  reserveMs.sort((a, b) => a - b);
+  pairMs.sort((a, b) => a - b);
+  return { pairs, pairsPerSec: pairs / (elapsedMs / 1000), reserveMs, pairMs };
 }
 
 const rows: string[][] = [];
-const add = (result: BenchResult, pairsPerCall = 1) => {
+const add = (name: string, width: number, result: LoopResult) => {
   rows.push([
-    result.name,
-    String(result.iterations * pairsPerCall),
-    Math.round(result.opsPerSec * pairsPerCall).toLocaleString("en-US"),
-    result.medianMs.toFixed(3),
-    result.p99Ms.toFixed(3),
+    name,
+    String(width),
+    String(result.pairs),
+    Math.round(result.pairsPerSec).toLocaleString("en-US"),
+    quantile(result.reserveMs, 0.5).toFixed(3),
+    quantile(result.reserveMs, 0.99).toFixed(3),
+    quantile(result.pairMs, 0.5).toFixed(3),
+    quantile(result.pairMs, 0.99).toFixed(3),
   ]);
 };
 
@@ -57,29 +97,27 @@ const dir = mkdtempSync(join(tmpdir(), "planfirst-spend-bench-"));
 const keyPrefix = `planfirst-bench:${process.pid}:${Date.now()}`;
 try {
   const memory = createMemorySpendStore();
-  add(await measure("memory", reserveAndSettle(memory), { iterations: 20_000, warmup: 1_000 }));
+  add("memory", 1, await closedLoop(memory, 1, 20_000, 1_000));
+  add("memory", 64, await closedLoop(memory, 64, 20_000, 1_000));
 
+  let file = 0;
   for (const synchronous of ["full", "normal"] as const) {
-    const sqlite = createSqliteSpendStore({ path: join(dir, `${synchronous}.db`), synchronous });
-    add(
-      await measure(`sqlite (WAL, synchronous=${synchronous})`, reserveAndSettle(sqlite), {
-        iterations: 2_000,
-        warmup: 100,
-      }),
-    );
-    await sqlite.close();
+    for (const width of [1, 32, 64]) {
+      const sqlite = createSqliteSpendStore({ path: join(dir, `${file++}.db`), synchronous });
+      const pairs = width === 1 ? 1_000 : 5_000;
+      add(
+        `sqlite (WAL, synchronous=${synchronous})`,
+        width,
+        await closedLoop(sqlite, width, pairs, 100),
+      );
+      await sqlite.close();
+    }
   }
 
   const redis = createRedisSpendStore({ url: redisUrl, keyPrefix });
   await redis.ready();
-  add(await measure("redis", reserveAndSettle(redis), { iterations: 5_000, warmup: 200 }));
-  add(
-    await measure("redis, 50 in flight (latency per batch)", concurrent(redis, 50), {
-      iterations: 200,
-      warmup: 10,
-    }),
-    50,
-  );
+  add("redis", 1, await closedLoop(redis, 1, 5_000, 200));
+  add("redis", 50, await closedLoop(redis, 50, 10_000, 500));
   await redis.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -89,5 +127,17 @@ try {
   await admin.quit();
 }
 
-console.log("reserve + settle per store (one pair per op unless noted)\n");
-printTable(["store", "pairs", "pairs/s", "median ms", "p99 ms"], rows);
+console.log("reserve + settle pairs per store, closed loop with N in flight\n");
+printTable(
+  [
+    "store",
+    "in flight",
+    "pairs",
+    "pairs/s",
+    "reserve p50 ms",
+    "reserve p99 ms",
+    "pair p50 ms",
+    "pair p99 ms",
+  ],
+  rows,
+);
