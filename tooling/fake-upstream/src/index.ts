@@ -11,7 +11,25 @@ export {
   serverError,
   unauthorized,
 } from "./error-replies";
+export {
+  CODEX_FAKE_CLIENT_ID,
+  type FakeCodex,
+  type FakeCopilot,
+  type FakeKimi,
+  type FakeOauthControls,
+  type FakePlanProviders,
+  type FakePlanProvidersOptions,
+  type FakeZai,
+  type PlanHit,
+  startFakePlanProviders,
+} from "./fake-plan-providers";
 export { type FakeUpstreamOptions, startFakeUpstream } from "./fake-upstream";
+export {
+  codexUsagePayload,
+  copilotUserPayload,
+  kimiUsagePayload,
+  zaiUsagePayload,
+} from "./plan-payloads";
 export {
   type AnthropicBucket,
   anthropicApiHeaders,
@@ -25,6 +43,12 @@ export {
   type OpenAiBucket,
   openAiRateLimitHeaders,
 } from "./quota-headers";
+export {
+  createTokenAuthority,
+  type IssuedTokens,
+  type TokenAuthority,
+  type TokenAuthorityOptions,
+} from "./token-authority";
 export type {
   FakeRequest,
   FakeUpstream,

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentialLabel, type FakePlanProviders, startFakePlanProviders } from "./index";
+
+let clockMs = Date.UTC(2026, 11, 1, 12, 0, 0);
+let fakes: FakePlanProviders;
+
+beforeAll(async () => {
+  fakes = await startFakePlanProviders({ now: () => clockMs, accessTokenTtlSec: 600 });
+});
+afterAll(() => fakes.close());
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("fake Codex backend and OpenAI auth server", () => {
+  it("streams a Responses answer with x-codex-* headers and a codex.rate_limits event", async () => {
+    const login = fakes.codex.issueLogin();
+    const response = await post(
+      `${fakes.codex.baseUrl}/responses`,
+      { model: "gpt-5-codex", input: "hi", stream: true },
+      { authorization: `Bearer ${login.accessToken}`, "chatgpt-account-id": fakes.codex.accountId },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-codex-primary-window-minutes")).toBe("300");
+    expect(response.headers.get("x-codex-credits-has-credits")).toBe("False");
+    const text = await response.text();
+    expect(text).toContain("event: codex.rate_limits");
+    expect(text).toContain('"type":"response.completed"');
+    expect(fakes.hits.at(-1)!.label).toBe(credentialLabel(login.accessToken));
+    expect(JSON.stringify(fakes.hits)).not.toContain(login.accessToken);
+  });
+
+  it("refuses a missing account id, an expired token, and answers usage_limit_reached", async () => {
+    const login = fakes.codex.issueLogin();
+    const auth = { authorization: `Bearer ${login.accessToken}` };
+    const noAccount = await post(`${fakes.codex.baseUrl}/responses`, { stream: true }, auth);
+    expect(noAccount.status).toBe(403);
+    const withAccount = { ...auth, "chatgpt-account-id": fakes.codex.accountId };
+    fakes.codex.exhaustedUntilSec = Math.floor(clockMs / 1000) + 3600;
+    const limited = await post(`${fakes.codex.baseUrl}/responses`, { stream: true }, withAccount);
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({
+      error: { type: "usage_limit_reached", resets_at: fakes.codex.exhaustedUntilSec },
+    });
+    fakes.codex.exhaustedUntilSec = null;
+    clockMs += 601_000;
+    const expired = await post(`${fakes.codex.baseUrl}/responses`, { stream: true }, withAccount);
+    expect(expired.status).toBe(401);
+  });
+
+  it("rotates the refresh token on a JSON refresh_token grant and refuses the old one", async () => {
+    const login = fakes.codex.issueLogin();
+    const grant = (refreshToken: string) =>
+      post(fakes.codex.tokenUrl, {
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: fakes.codex.clientId,
+      });
+    const first = await grant(login.refreshToken);
+    expect(first.status).toBe(200);
+    const tokens = (await first.json()) as Record<string, unknown>;
+    expect(tokens.refresh_token).not.toBe(login.refreshToken);
+    expect(tokens.expires_in).toBe(600);
+    const reused = await grant(login.refreshToken);
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: "invalid_grant" });
+    const usage = await fetch(fakes.codex.usageUrl, {
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        "chatgpt-account-id": fakes.codex.accountId,
+      },
+    });
+    expect(await usage.json()).toMatchObject({
+      rate_limit: { primary_window: { limit_window_seconds: 18_000 } },
+    });
+  });
+});
+
+describe("fake Copilot", () => {
+  it("exchanges the GitHub token (scheme token, not Bearer) and serves chat with the session token", async () => {
+    const bearer = await fetch(fakes.copilot.tokenUrl, {
+      headers: { authorization: `Bearer ${fakes.copilot.githubToken}` },
+    });
+    expect(bearer.status).toBe(401);
+    const exchanged = await fetch(fakes.copilot.tokenUrl, {
+      headers: { authorization: `token ${fakes.copilot.githubToken}` },
+    });
+    const session = (await exchanged.json()) as {
+      token: string;
+      expires_at: number;
+      refresh_in: number;
+    };
+    expect(session.expires_at - session.refresh_in).toBe(Math.floor(clockMs / 1000) + 300);
+    const user = await fetch(fakes.copilot.userUrl, {
+      headers: { authorization: `token ${fakes.copilot.githubToken}` },
+    });
+    expect(await user.json()).toMatchObject({ endpoints: { api: fakes.copilot.apiBaseUrl } });
+    const chat = await post(
+      `${fakes.copilot.apiBaseUrl}/chat/completions`,
+      { model: "gpt-5", messages: [] },
+      { authorization: `Bearer ${session.token}` },
+    );
+    expect(chat.status).toBe(200);
+    fakes.copilot.exhausted = true;
+    const spent = await post(
+      `${fakes.copilot.apiBaseUrl}/chat/completions`,
+      { model: "gpt-5", messages: [] },
+      { authorization: `Bearer ${session.token}` },
+    );
+    fakes.copilot.exhausted = false;
+    expect(spent.status).toBe(402);
+    expect(await spent.json()).toEqual({
+      error: { message: "You have no quota", code: "quota_exceeded" },
+    });
+  });
+});
+
+describe("fake z.ai and Kimi", () => {
+  it("z.ai: usage with the bare key, a bad key as code 401 in a 200, and a 1308 with a Beijing reset", async () => {
+    const usage = await fetch(fakes.zai.usageUrl, { headers: { authorization: fakes.zai.apiKey } });
+    expect(await usage.json()).toMatchObject({ success: true, data: { level: "pro" } });
+    const bad = await fetch(fakes.zai.usageUrl, { headers: { authorization: "nope" } });
+    expect(bad.status).toBe(200);
+    expect(await bad.json()).toMatchObject({ code: 401, success: false });
+    fakes.zai.exhaustedUntilBeijing = "2026-12-01 23:00:00";
+    const limited = await post(
+      `${fakes.zai.baseUrl}/chat/completions`,
+      { model: "glm-4.6", messages: [] },
+      { authorization: `Bearer ${fakes.zai.apiKey}` },
+    );
+    fakes.zai.exhaustedUntilBeijing = null;
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({ error: { code: "1308" } });
+  });
+
+  it("Kimi: a form-encoded refresh rotates, and usages come with string numbers", async () => {
+    const login = fakes.kimi.issueLogin();
+    const refreshed = await fetch(fakes.kimi.tokenUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: login.refreshToken,
+        client_id: fakes.kimi.clientId,
+      }),
+    });
+    const tokens = (await refreshed.json()) as { access_token: string; refresh_token: string };
+    expect(tokens.refresh_token).not.toBe(login.refreshToken);
+    const usage = await fetch(fakes.kimi.usageUrl, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(await usage.json()).toMatchObject({
+      usage: { limit: "2048", used: "512" },
+      limits: [{ window: { duration: 300 }, detail: { limit: "100" } }],
+    });
+    const previous = await fetch(fakes.kimi.usageUrl, {
+      headers: { authorization: `Bearer ${login.accessToken}` },
+    });
+    // A rotated-out access token lives until its own expiry, as on the real server.
+    expect(previous.status).toBe(200);
+    fakes.kimi.expireAccessTokens();
+    const expired = await fetch(fakes.kimi.usageUrl, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(expired.status).toBe(401);
+  });
+});
