@@ -1,4 +1,6 @@
+import type { OverageObservation } from "./overage-evidence";
 import type { QuotaWindow, QuotaWindowScope } from "./quota-state";
+import type { ImplausibleTime } from "./time-plausibility";
 
 /**
  * Why an upstream refused a request, as far as quota is concerned (quota-signals.md §13.10):
@@ -7,13 +9,19 @@ import type { QuotaWindow, QuotaWindowScope } from "./quota-state";
  * - `credits_exhausted`: a hard stop (no credit, `insufficient_quota`, 402); retrying cannot fix it.
  * - `overloaded`: provider capacity, not our quota: back off the target, mark no quota.
  * - `auth_invalid`: the credential is missing a scope, expired or revoked; needs re-auth.
+ * - `money_refusal`: the upstream refused (or would have billed) this traffic as paid usage, not
+ *   plan usage (Claude "Third-party apps now draw from your extra usage…", "You're out of extra
+ *   usage…", "Extra usage is required for long context requests"). Not a client error: the
+ *   connection bills for it, so the request falls through to the next target and the
+ *   connection's overage evidence becomes `on` (ladder.md E4). Marks no quota.
  */
 export type UpstreamFailureKind =
   | "rate_limited"
   | "window_exhausted"
   | "credits_exhausted"
   | "overloaded"
-  | "auth_invalid";
+  | "auth_invalid"
+  | "money_refusal";
 
 /** A classified upstream error response. Never carries a credential. */
 export interface UpstreamFailure {
@@ -36,6 +44,17 @@ export interface ResponseSignals {
   failure?: UpstreamFailure;
   /** Claude subscription "extra usage" (paid overage) evidence, when the response carried it. */
   overage?: OverageSignal;
+  /**
+   * Live overage evidence the response carried (ladder.md E1/E2): Claude `overage-status`, a
+   * money refusal, Codex credits headers, a Copilot 402 `quota_exceeded`. Feed it to
+   * `QuotaCache.observeEvidence`.
+   */
+  evidence?: OverageObservation;
+  /**
+   * Times beyond what their window allows (issue 15 item 2), set by `parseResponseSignals` and
+   * `parseUsageSignals`: each was dropped and reads as unknown. One warning and a metric each.
+   */
+  implausible?: ImplausibleTime[];
 }
 
 /**

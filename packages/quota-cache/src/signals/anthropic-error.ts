@@ -2,6 +2,13 @@ import type { UpstreamFailure } from "../upstream-failure";
 import { readErrorBody } from "./error-body";
 import { makeFailure, type ResponseContext } from "./response-input";
 
+/**
+ * Claude plan logins answering third-party traffic as paid "extra usage" (quota-signals.md §14):
+ * "Third-party apps now draw from your extra usage…", "You're out of extra usage…", "Extra usage
+ * is required for long context requests". Any refusal naming extra usage is about money.
+ */
+const MONEY_REFUSAL_MESSAGE = /\bextra usage\b/i;
+
 const CREDIT_MESSAGE =
   /credit balance is too low|spend(?:ing)? limit|billing|insufficient.{0,20}credit/i;
 
@@ -9,7 +16,8 @@ const CREDIT_MESSAGE =
  * Classifies an Anthropic error response (shared by API keys and Claude subscriptions):
  * 529 / `overloaded_error` → overloaded (capacity, not quota); 401/403 → auth_invalid;
  * 402 `billing_error` or a "credit balance is too low" / "spend limit" message → credits_exhausted;
- * 429 / `rate_limit_error` → rate_limited, refined by the caller. Other statuses → undefined.
+ * 429 / `rate_limit_error` → rate_limited, refined by the caller; a 400/402/429 whose message
+ * names "extra usage" → money_refusal (code `extra_usage`). Other statuses → undefined.
  */
 export function classifyAnthropicError(context: ResponseContext): UpstreamFailure | undefined {
   const { type, message } = readErrorBody(context.body);
@@ -25,6 +33,13 @@ export function classifyAnthropicError(context: ResponseContext): UpstreamFailur
     type === "permission_error"
   ) {
     return makeFailure("auth_invalid", { code });
+  }
+  if (
+    (status === 400 || status === 402 || status === 429) &&
+    message !== undefined &&
+    MONEY_REFUSAL_MESSAGE.test(message)
+  ) {
+    return makeFailure("money_refusal", { code: code ?? "extra_usage" });
   }
   if (
     status === 402 ||

@@ -2,6 +2,7 @@ import type { QuotaWindow } from "../quota-state";
 import type { OverageSignal, ResponseSignals, UpstreamFailure } from "../upstream-failure";
 import { classifyAnthropicError } from "./anthropic-error";
 import { finiteNumber, isoFromMs, makeWindow } from "./normalise";
+import { claudeHeaderEvidence } from "./overage-signals";
 import { parseEpoch } from "./parse-epoch";
 import {
   finishSignals,
@@ -124,7 +125,9 @@ function readOverage(
  * - The representative claim names the binding window: with `unified-status: rejected` that
  *   window is exhausted until `unified-reset` (else its own reset, else Retry-After). While the
  *   status is `allowed`, a non-binding window at 100 % is only a warning (pitfall 7).
- * - Overage status, disabled reason and use are reported on `overage`.
+ * - Overage status, disabled reason and use are reported on `overage`, and as evidence
+ *   (`allowed*` → on, `rejected` with a disabled reason → off).
+ * - A 400/429 naming "extra usage" is a `money_refusal` (evidence on), never a spent window.
  * - A 429 with no unified headers is a model-scoped limit: `rate_limited` scoped to the request's
  *   model, with no reset invented (pitfall 9). 529 → overloaded, no window exhausted.
  */
@@ -135,9 +138,12 @@ export function parseClaudeSubscriptionResponse(input: ResponseInput): ResponseS
   const overallResetMs = parseEpoch(context.headers.get(`${PREFIX}reset`));
   const slots = readSlots(context);
   const hasUnified = headerStatus !== undefined || slots.size > 0;
-  // The client treats any 429 as rejected, even when no headers came back.
-  const rejected = headerStatus === "rejected" || (context.status === 429 && hasUnified);
   const classified = classifyAnthropicError(context);
+  // A money refusal is about billing, not the plan's windows: its 429 spends no window.
+  const moneyRefusal = classified?.kind === "money_refusal";
+  // The client treats any 429 as rejected, even when no headers came back.
+  const rejected =
+    headerStatus === "rejected" || (context.status === 429 && hasUnified && !moneyRefusal);
   const overloaded = classified?.kind === "overloaded";
   const retryAtMs = context.retryAt === null ? null : Date.parse(context.retryAt);
 
@@ -222,5 +228,14 @@ export function parseClaudeSubscriptionResponse(input: ResponseInput): ResponseS
   const signals = finishSignals(context, windows, failure);
   const overage = readOverage(context, headerStatus === "rejected");
   if (overage) signals.overage = overage;
+  const evidence = moneyRefusal
+    ? {
+        evidence: "on" as const,
+        observedAt: context.observedAt,
+        source: "claude-money-refusal",
+        detail: `HTTP ${context.status} extra usage`,
+      }
+    : claudeHeaderEvidence(overage, context.observedAt);
+  if (evidence) signals.evidence = evidence;
   return signals;
 }

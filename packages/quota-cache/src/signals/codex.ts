@@ -3,6 +3,7 @@ import type { ResponseSignals, UpstreamFailure } from "../upstream-failure";
 import { type CodexWindowReading, codexWindow, isAbsentCodexWindow } from "./codex-window";
 import { readErrorBody } from "./error-body";
 import { field, finiteNumber, isoAfter, isoFromMs, text } from "./normalise";
+import { codexHeaderEvidence } from "./overage-signals";
 import { parseEpoch } from "./parse-epoch";
 import { parseProseRetryHint } from "./parse-prose-retry-hint";
 import {
@@ -68,6 +69,7 @@ function readHeaderWindows(context: ResponseContext): CodexWindowReading[] {
  * Failures: 429 `usage_limit_reached` → window_exhausted, reset at body `resets_at` (epoch s),
  * else `resets_in_seconds`, else the exhausted window's header reset; `usage_not_included` →
  * credits_exhausted; "at capacity" → overloaded; other 429s → rate_limited; 401/403 → auth_invalid.
+ * Overage evidence from `x-codex-credits-has-credits` / `-unlimited` (true → on, both false → off).
  */
 export function parseCodexResponse(input: ResponseInput): ResponseSignals {
   const context = toContext(input);
@@ -118,5 +120,8 @@ export function parseCodexResponse(input: ResponseInput): ResponseSignals {
       code: kind,
     });
   }
-  return finishSignals(context, windows, failure);
+  const signals = finishSignals(context, windows, failure);
+  const evidence = codexHeaderEvidence(context.headers, context.observedAt);
+  if (evidence) signals.evidence = evidence;
+  return signals;
 }

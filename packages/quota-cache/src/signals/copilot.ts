@@ -23,6 +23,7 @@ const LONG_LOCKOUT_MS = 3_600_000;
  *   rate_limited, retry at Retry-After (seconds or HTTP-date) or "try again in 58 hours";
  *   `user_weekly_rate_limited`, or any wait over an hour → window_exhausted until then.
  * - 401/403 → auth_invalid; 503 → overloaded.
+ * - `quota_exceeded` is also overage evidence `off`: the plan stopped instead of billing.
  */
 export function parseCopilotResponse(input: ResponseInput): ResponseSignals {
   const context = toContext(input);
@@ -57,5 +58,15 @@ export function parseCopilotResponse(input: ResponseInput): ResponseSignals {
       failure = makeFailure("rate_limited", { retryAt, model, code: errorCode });
     }
   }
-  return finishSignals(context, [], failure);
+  const signals = finishSignals(context, [], failure);
+  // "You have no quota": the premium allowance ran out and nothing was billed (§14 hard stop).
+  if (errorCode === "quota_exceeded") {
+    signals.evidence = {
+      evidence: "off",
+      observedAt: context.observedAt,
+      source: "copilot-quota-exceeded",
+      detail: "402 quota_exceeded",
+    };
+  }
+  return signals;
 }

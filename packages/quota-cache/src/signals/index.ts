@@ -13,15 +13,17 @@ export type { HeaderInput } from "./header-input";
 export { parseOpenAiResponse } from "./openai";
 export { OPENROUTER_FREE_SCOPE, parseOpenRouterResponse } from "./openrouter";
 export { parseOpenRouterKey } from "./openrouter-key";
+export { readFlag, usagePayloadEvidence } from "./overage-signals";
 export { parseEpoch } from "./parse-epoch";
 export { parseGoDuration } from "./parse-go-duration";
 export { parseHttpDate } from "./parse-http-date";
 export { parseIetfRateLimit } from "./parse-ietf-rate-limit";
 export { parseProseRetryHint } from "./parse-prose-retry-hint";
-export type { UsagePayloadParser } from "./parse-response-signals";
+export type { UsagePayloadParser, UsageSignals } from "./parse-response-signals";
 export {
   parseResponseSignals,
   parseUsagePayload,
+  parseUsageSignals,
   USAGE_ENDPOINT_PARSERS,
 } from "./parse-response-signals";
 export { parseRetryAfter } from "./parse-retry-after";

@@ -1,4 +1,12 @@
+import type { OverageObservation } from "../overage-evidence";
 import type { QuotaWindow } from "../quota-state";
+import {
+  boundWindowResets,
+  type ImplausibleTime,
+  isPlausibleInstant,
+  PLAUSIBILITY_SKEW_MS,
+  windowHorizonMs,
+} from "../time-plausibility";
 import type { ResponseSignals } from "../upstream-failure";
 import { parseAnthropicApiResponse } from "./anthropic-api";
 import { parseClaudeOauthUsage } from "./claude-oauth-usage";
@@ -13,6 +21,7 @@ import { parseGenericResponse } from "./generic";
 import { parseOpenAiResponse } from "./openai";
 import { parseOpenRouterResponse } from "./openrouter";
 import { parseOpenRouterKey } from "./openrouter-key";
+import { usagePayloadEvidence } from "./overage-signals";
 import type { ResponseInput, ResponseSignalParser } from "./response-input";
 
 const RESPONSE_PARSERS: Readonly<Record<string, ResponseSignalParser>> = Object.freeze({
@@ -33,13 +42,50 @@ const RESPONSE_PARSERS: Readonly<Record<string, ResponseSignalParser>> = Object.
  * `github-copilot`, `google` / `gemini-code-assist` / `antigravity` → Gemini, `openrouter`;
  * any other id (groq, deepseek, mistral, xai, ollama…) → the generic OpenAI-compatible parser.
  * Pure and total: never throws.
+ *
+ * Every time it returns is plausible (issue 15 item 2): a window reset beyond the window's
+ * length plus skew (5 h, 7 d, 31 d monthly, 1 d daily, 7 d when unknown), and a failure's
+ * `resetAt` / `retryAt` beyond its window's (7 d when it names none), is dropped, read as unknown
+ * and listed in `implausible`, so one bogus header cannot switch a plan off for years.
  */
 export function parseResponseSignals(provider: string, input: ResponseInput): ResponseSignals {
   // Most answers are plain successes with no quota headers: skip the header copy and parsing.
   if (isSilentSuccess(input)) return { windows: [] };
   const id = typeof provider === "string" ? provider.trim().toLowerCase() : "";
   const parser = Object.hasOwn(RESPONSE_PARSERS, id) ? RESPONSE_PARSERS[id] : undefined;
-  return parser ? parser(input) : parseGenericResponse({ ...input, provider: id });
+  const signals = parser ? parser(input) : parseGenericResponse({ ...input, provider: id });
+  const observedAtMs = typeof input?.observedAtMs === "number" ? input.observedAtMs : Number.NaN;
+  return boundSignals(signals, observedAtMs);
+}
+
+/** Applies the plausibility bounds to a family parser's result (see `parseResponseSignals`). */
+function boundSignals(signals: ResponseSignals, observedAtMs: number): ResponseSignals {
+  if (!Number.isFinite(observedAtMs)) return signals;
+  const implausible: ImplausibleTime[] = [];
+  signals.windows = boundWindowResets(signals.windows, observedAtMs, implausible);
+  const failure = signals.failure;
+  if (failure) {
+    const named = failure.windowId
+      ? signals.windows.find((w) => w.windowId === failure.windowId)
+      : undefined;
+    const windowId = failure.windowId ?? null;
+    const seconds = named?.windowSeconds;
+    for (const key of ["resetAt", "retryAt"] as const) {
+      const value = failure[key];
+      if (value && !isPlausibleInstant(value, observedAtMs, windowId, seconds)) {
+        implausible.push({
+          windowId,
+          field: key,
+          source: key === "retryAt" ? "retry-after" : "failure",
+          value,
+          maxAheadMs: windowHorizonMs(windowId, seconds) + PLAUSIBILITY_SKEW_MS,
+        });
+        failure[key] = null;
+      }
+    }
+  }
+  if (implausible.length > 0) signals.implausible = implausible;
+  return signals;
 }
 
 /**
@@ -81,6 +127,36 @@ function isSilentSuccess(input: ResponseInput): boolean {
   return true;
 }
 
+/** Everything a usage-endpoint payload says: windows, overage evidence, dropped times. */
+export interface UsageSignals {
+  windows: QuotaWindow[];
+  /** Overage evidence (Claude `extra_usage`, Codex `credits`, Copilot `overage_permitted`). */
+  evidence?: OverageObservation;
+  /** Resets beyond their window's horizon, dropped (read as unknown); see `parseResponseSignals`. */
+  implausible?: ImplausibleTime[];
+}
+
+/**
+ * Windows and overage evidence from a provider's usage-endpoint payload (or the in-band Codex
+ * `codex.rate_limits` event), with every reset bounded by its window as `parseResponseSignals`
+ * does. Pure and total; the additive successor of {@link parseUsagePayload}.
+ *
+ * @param observedAtMs epoch ms at which the payload was fetched
+ */
+export function parseUsageSignals(
+  provider: string,
+  payload: unknown,
+  observedAtMs: number,
+): UsageSignals {
+  const implausible: ImplausibleTime[] = [];
+  const windows = parseUsagePayload(provider, payload, observedAtMs, implausible);
+  const signals: UsageSignals = { windows };
+  const evidence = usagePayloadEvidence(provider, payload, observedAtMs);
+  if (evidence) signals.evidence = evidence;
+  if (implausible.length > 0) signals.implausible = implausible;
+  return signals;
+}
+
 /** A usage-endpoint payload parser: pure, total, epoch-ms observation time. */
 export type UsagePayloadParser = (payload: unknown, observedAtMs: number) => QuotaWindow[];
 
@@ -100,16 +176,22 @@ export const USAGE_ENDPOINT_PARSERS: Readonly<Record<string, UsagePayloadParser>
 
 /**
  * Windows from a provider's usage-endpoint payload via {@link USAGE_ENDPOINT_PARSERS}; a provider
- * with no usage endpoint gives `[]`. Pure and total.
+ * with no usage endpoint gives `[]`. Pure and total. A reset beyond its window's horizon is
+ * dropped (see `parseResponseSignals`); {@link parseUsageSignals} also reports which.
  *
  * @param observedAtMs epoch ms at which the payload was fetched
+ * @param implausible receives every dropped reset, when given
  */
 export function parseUsagePayload(
   provider: string,
   payload: unknown,
   observedAtMs: number,
+  implausible: ImplausibleTime[] = [],
 ): QuotaWindow[] {
   const id = typeof provider === "string" ? provider.trim().toLowerCase() : "";
   const parser = Object.hasOwn(USAGE_ENDPOINT_PARSERS, id) ? USAGE_ENDPOINT_PARSERS[id] : undefined;
-  return parser ? parser(payload, observedAtMs) : [];
+  const windows = parser ? parser(payload, observedAtMs) : [];
+  return Number.isFinite(observedAtMs)
+    ? boundWindowResets(windows, observedAtMs, implausible)
+    : windows;
 }
