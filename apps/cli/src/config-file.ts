@@ -27,7 +27,8 @@ export interface ConfigLocation {
 export function locateConfig(option: string | undefined, cwd: string): ConfigLocation {
   if (option !== undefined) {
     const path = resolve(cwd, option);
-    if (!existsSync(path)) throw new CliError("file_unreadable", `${option}: no such file`);
+    if (!existsSync(path))
+      throw new CliError({ code: "file_unreadable", message: `${option}: no such file` });
     return { path, shown: option, source: "option" };
   }
   for (const [file, source] of [
@@ -37,10 +38,10 @@ export function locateConfig(option: string | undefined, cwd: string): ConfigLoc
     const path = resolve(cwd, file);
     if (existsSync(path)) return { path, shown: file, source };
   }
-  throw new CliError(
-    "file_unreadable",
-    `no config file: pass --config FILE, or run "planfirst init" to write ${DEFAULT_CONFIG_FILE}`,
-  );
+  throw new CliError({
+    code: "file_unreadable",
+    message: `no config file: pass --config FILE, or run "planfirst init" to write ${DEFAULT_CONFIG_FILE}`,
+  });
 }
 
 /** One problem of a config file: its path in the document and what is wrong. */
@@ -61,7 +62,7 @@ export async function readConfig(
   try {
     return { ok: true, config: loadConfigFile(location.path) };
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (ConfigError.isInstance(error)) {
       const problems =
         error.problems.length > 0
           ? error.problems.map((problem) => ({
@@ -79,7 +80,9 @@ export async function readConfig(
 export async function loadConfigOrThrow(location: ConfigLocation): Promise<GatewayConfig> {
   const result = await readConfig(location);
   if (result.ok) return result.config;
-  throw new CliError("config_invalid", `invalid configuration in ${location.shown}`, {
+  throw new CliError({
+    code: "config_invalid",
+    message: `invalid configuration in ${location.shown}`,
     details: result.problems.map((problem) => `${problem.path}: ${problem.message}`),
   });
 }

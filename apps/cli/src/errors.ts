@@ -11,9 +11,25 @@ export type CliErrorCode =
   | "model_unknown"
   | "provider_unknown";
 
+const MARKER = Symbol.for("planfirst.error.CliError");
+
+/** What a {@link CliError} is built from: its code, message, cause and fields. */
+export interface CliErrorInit {
+  code: CliErrorCode;
+  /** Printed to stderr as is: never a secret. */
+  message: string;
+  /** The underlying error, when one exists. */
+  cause?: unknown;
+  /** What the process exits with; defaults by code (`usage` 2, `gateway_unreachable` 3, else 1). */
+  exitCode?: ExitCode;
+  /** Extra lines printed after the message (one problem per line). */
+  details?: readonly string[];
+}
+
 /**
  * The one error class of the `planfirst` command. `exitCode` is what the process exits with;
- * `message` is printed to stderr as is, so it never carries a secret.
+ * `message` is printed to stderr as is, so it never carries a secret. Recognise it with
+ * {@link CliError.isInstance}, which also works across two loaded copies (ESM and CJS).
  */
 export class CliError extends Error {
   override readonly name = "CliError";
@@ -22,15 +38,17 @@ export class CliError extends Error {
   /** Extra lines printed after the message (one problem per line). */
   readonly details: readonly string[];
 
-  constructor(
-    code: CliErrorCode,
-    message: string,
-    options: { exitCode?: ExitCode; details?: readonly string[]; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor({ code, message, cause, exitCode, details }: CliErrorInit) {
+    super(message, cause === undefined ? undefined : { cause });
+    Object.defineProperty(this, MARKER, { value: true });
     this.code = code;
-    this.exitCode = options.exitCode ?? defaultExitCode(code);
-    this.details = options.details ?? [];
+    this.exitCode = exitCode ?? defaultExitCode(code);
+    this.details = details ?? [];
+  }
+
+  /** True for a `CliError` from any loaded copy of this package. */
+  static isInstance(error: unknown): error is CliError {
+    return typeof error === "object" && error !== null && MARKER in error;
   }
 }
 

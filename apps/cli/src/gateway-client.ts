@@ -27,7 +27,11 @@ export async function getGatewayJson(target: GatewayTarget, path: string): Promi
   try {
     url = new URL(`${base}${path}`);
   } catch (error) {
-    throw new CliError("usage", `--url ${target.url} is not a URL`, { cause: error });
+    throw new CliError({
+      code: "usage",
+      message: `--url ${target.url} is not a URL`,
+      cause: error,
+    });
   }
   const headers: Record<string, string> = { accept: "application/json" };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
@@ -38,13 +42,11 @@ export async function getGatewayJson(target: GatewayTarget, path: string): Promi
       signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
     });
   } catch (error) {
-    throw new CliError(
-      "gateway_unreachable",
-      `gateway at ${base} is unreachable (${describeFetchError(error)})`,
-      {
-        cause: error,
-      },
-    );
+    throw new CliError({
+      code: "gateway_unreachable",
+      message: `gateway at ${base} is unreachable (${describeFetchError(error)})`,
+      cause: error,
+    });
   }
   const text = await response.text();
   let body: unknown;
@@ -56,16 +58,23 @@ export async function getGatewayJson(target: GatewayTarget, path: string): Promi
   if (!response.ok) {
     const message = errorMessageOf(body) ?? `HTTP ${response.status}`;
     if (response.status === 401) {
-      throw new CliError("gateway_error", `gateway at ${base} refused the client key: ${message}`, {
+      throw new CliError({
+        code: "gateway_error",
+        message: `gateway at ${base} refused the client key: ${message}`,
         details: ["set PLANFIRST_API_KEY (or name the variable with --api-key-env)"],
       });
     }
-    throw new CliError(response.status === 404 ? "model_unknown" : "gateway_error", message, {
+    throw new CliError({
+      code: response.status === 404 ? "model_unknown" : "gateway_error",
+      message,
       details: detailsOf(body),
     });
   }
   if (body === undefined) {
-    throw new CliError("gateway_error", `gateway at ${base} answered ${path} without JSON`);
+    throw new CliError({
+      code: "gateway_error",
+      message: `gateway at ${base} answered ${path} without JSON`,
+    });
   }
   return body;
 }

@@ -1,6 +1,6 @@
 export type { CliContext, CliIo, CliOutput, Colors } from "./context";
 export { createCliContext, processIo, shouldUseColor } from "./context";
-export type { CliErrorCode } from "./errors";
+export type { CliErrorCode, CliErrorInit } from "./errors";
 export { CliError } from "./errors";
 export type { ExitCode } from "./exit-codes";
 export { EXIT_CODES } from "./exit-codes";

@@ -78,7 +78,7 @@ function exitCodeOf(error: unknown, context: CliContext): number {
     }
     return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
-  if (error instanceof CliError) {
+  if (CliError.isInstance(error)) {
     writeErr(context, `${context.color.red("error:")} ${error.message}`);
     for (const line of error.details) writeErr(context, `  ${line}`);
     return error.exitCode;

@@ -25,7 +25,7 @@ export async function readDocument(file: string, cwd: string): Promise<ParsedDoc
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "cannot be read";
-    throw new CliError("file_unreadable", `${file}: ${reason}`, { cause: error });
+    throw new CliError({ code: "file_unreadable", message: `${file}: ${reason}`, cause: error });
   }
   const extension = extname(path).toLowerCase();
   if (extension === ".json") return parseJson(path, text);

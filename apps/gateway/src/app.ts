@@ -1,14 +1,14 @@
 import { Hono } from "hono";
+import { errorReply } from "./app/on-error";
 import type { AppContext, GatewayEnv } from "./app-context";
 import { type ClientIdentity, createClientKeyVerifier } from "./auth/client-keys";
 import type { GatewayDeps } from "./deps";
 import { createDispatcher } from "./dispatch/dispatch";
-import type { BodyReply } from "./dispatch/reply";
 import { createRoutingTable } from "./dispatch/routing-table";
 import { GatewayError } from "./errors";
 import { errorBody } from "./http/error-body";
 import { requestHeader } from "./http/node-env";
-import { ProtocolError, type WireProtocol } from "./protocols";
+import type { WireProtocol } from "./protocols";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
@@ -73,7 +73,7 @@ export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
   });
 
   hono.onError((error, c) => {
-    const reply = errorReply(deps, error, c.req.path);
+    const reply = errorReply(deps.logger, error, protocolOfPath(c.req.path));
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
@@ -91,56 +91,15 @@ export function authenticate(
 ): ClientIdentity {
   const client = context.verifier.verify(authorization, apiKey);
   if (!client) {
-    throw new GatewayError("a valid client key is required (Authorization: Bearer or x-api-key)", {
+    throw new GatewayError({
+      message: "a valid client key is required (Authorization: Bearer or x-api-key)",
       code: "invalid_api_key",
-      status: 401,
-      type: "authentication_error",
     });
   }
   return client;
 }
 
-/**
- * The error answer of any failure on `path`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped
- * elsewhere, with `retry-after` when known; unexpected errors are logged and answered 500.
- */
-export function errorReply(deps: GatewayDeps, error: unknown, path: string): BodyReply {
-  const protocol = protocolOfPath(path);
-  let gatewayError: GatewayError;
-  if (error instanceof GatewayError) {
-    gatewayError = error;
-  } else if (error instanceof ProtocolError) {
-    gatewayError = new GatewayError(error.message, {
-      code: error.code,
-      status: 400,
-      details: { param: error.field },
-    });
-  } else {
-    deps.logger.error({ err: error, path }, "unhandled error");
-    gatewayError = new GatewayError("internal error", { code: "internal_error", status: 500 });
-  }
-  if (gatewayError.status >= 500 && gatewayError.code !== "internal_error") {
-    deps.logger.warn({ code: gatewayError.code, path }, gatewayError.message);
-  }
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (gatewayError.retryAfterSec !== undefined) {
-    headers["retry-after"] = String(gatewayError.retryAfterSec);
-  }
-  return {
-    kind: "body",
-    status: gatewayError.status,
-    headers,
-    body: JSON.stringify(
-      errorBody(protocol, {
-        message: gatewayError.message,
-        type: gatewayError.type,
-        code: gatewayError.code,
-        details: gatewayError.details,
-      }),
-    ),
-  };
-}
-
-function protocolOfPath(path: string): WireProtocol {
+/** The client protocol whose error shape a path answers in: Anthropic on `/v1/messages`. */
+export function protocolOfPath(path: string): WireProtocol {
   return path.startsWith("/v1/messages") ? "anthropic" : "openai";
 }

@@ -18,64 +18,118 @@ export interface AttemptRecord {
 }
 
 /**
- * Base class of every error the gateway throws on purpose. `status` is the HTTP status the one
- * `onError` answers with; `code` is stable and appears in the error body; the message never
- * contains a credential.
+ * Every stable code a gateway error carries. The one `onError` (`app/on-error.ts`) maps each to
+ * an HTTP status and an error `type` with a table keyed by this union, so adding a code without
+ * deciding its status does not compile.
+ */
+export type GatewayErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "missing_model"
+  | "request_too_large"
+  | "client_closed_request"
+  | "invalid_api_key"
+  | "model_not_found"
+  | "unknown_category"
+  | "route_not_found"
+  | "plan_quota_exhausted"
+  | "no_available_target"
+  | "all_targets_rate_limited"
+  | "all_targets_failed"
+  | "invalid_config"
+  | "internal_error"
+  | "unsupported_field"
+  | "invalid_field"
+  | "timeout"
+  | "network"
+  | "aborted"
+  | "usage_poll_failed";
+
+/** What a {@link GatewayError} is built from: its code, message, cause and fields. */
+export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {
+  code: Code;
+  /** Shown to the client as is: never a credential. */
+  message: string;
+  /** The underlying error, when one exists (never serialised into an answer). */
+  cause?: unknown;
+  /** Extra JSON-safe fields copied into the error body (`attempts`, `reasons`, `categories`, …). */
+  details?: Record<string, unknown>;
+  /** Seconds for a `Retry-After` header, when the client should come back later. */
+  retryAfterSec?: number;
+}
+
+const GATEWAY_MARKER = Symbol.for("planfirst.error.GatewayError");
+
+/** True when `error` is an object carrying `marker` (set by the error constructors below). */
+export function hasErrorMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === "object" && error !== null && marker in error;
+}
+
+/** Marks `error` as an instance of the error class behind `marker` (non-enumerable). */
+export function markError(error: Error, marker: symbol): void {
+  Object.defineProperty(error, marker, { value: true });
+}
+
+/**
+ * Base class of every error the gateway throws on purpose. `code` is stable, appears in the
+ * error body and decides the HTTP status in the one `onError`; the error itself carries no
+ * status. The message never contains a credential. Recognise it with
+ * {@link GatewayError.isInstance}, which also works across two loaded copies (ESM and CJS).
  */
 export class GatewayError extends Error {
   override readonly name: string = "GatewayError";
-  readonly code: string;
-  readonly status: number;
-  /** Error `type` in OpenAI-shaped bodies (`invalid_request_error`, `rate_limit_error`, …). */
-  readonly type: string;
+  readonly code: GatewayErrorCode;
   /** Extra JSON-safe fields copied into the error body. */
   readonly details: Record<string, unknown>;
   /** Seconds for a `Retry-After` header, when the client should come back later. */
   readonly retryAfterSec: number | undefined;
 
-  constructor(
-    message: string,
-    options: {
-      code: string;
-      status: number;
-      type?: string;
-      details?: Record<string, unknown>;
-      retryAfterSec?: number;
-      cause?: unknown;
-    },
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = options.code;
-    this.status = options.status;
-    this.type = options.type ?? typeForStatus(options.status);
-    this.details = options.details ?? {};
-    this.retryAfterSec = options.retryAfterSec;
+  constructor({ code, message, cause, details, retryAfterSec }: GatewayErrorInit) {
+    super(message, cause === undefined ? undefined : { cause });
+    markError(this, GATEWAY_MARKER);
+    this.code = code;
+    this.details = details ?? {};
+    this.retryAfterSec = retryAfterSec;
   }
+
+  /** True for a `GatewayError` (or a subclass) from any loaded copy of the gateway. */
+  static isInstance(error: unknown): error is GatewayError {
+    return hasErrorMarker(error, GATEWAY_MARKER);
+  }
+}
+
+const CONFIG_MARKER = Symbol.for("planfirst.error.ConfigError");
+
+/** What a {@link ConfigError} is built from. */
+export interface ConfigErrorInit {
+  code: "invalid_config";
+  /** The headline; each problem is listed on its own line after it. */
+  message: string;
+  /** Every problem found, in document order. */
+  problems: GatewayProblem[];
+  cause?: unknown;
 }
 
 /** The configuration file is missing, unreadable or invalid; `problems` lists every one found. */
 export class ConfigError extends GatewayError {
   override readonly name = "ConfigError";
+  declare readonly code: "invalid_config";
   readonly problems: GatewayProblem[];
 
-  constructor(message: string, problems: GatewayProblem[], cause?: unknown) {
+  constructor({ code, message, problems, cause }: ConfigErrorInit) {
     const listed = problems.map((p) => `  - ${p.path || "(root)"}: ${p.message}`).join("\n");
-    super(problems.length > 0 ? `${message}\n${listed}` : message, {
-      code: "invalid_config",
-      status: 500,
+    super({
+      code,
+      message: problems.length > 0 ? `${message}\n${listed}` : message,
       details: { problems },
       cause,
     });
+    markError(this, CONFIG_MARKER);
     this.problems = problems;
   }
-}
 
-function typeForStatus(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 413) return "request_too_large";
-  if (status === 429) return "rate_limit_error";
-  if (status >= 500) return "api_error";
-  return "invalid_request_error";
+  /** True for a `ConfigError` from any loaded copy of the gateway. */
+  static override isInstance(error: unknown): error is ConfigError {
+    return hasErrorMarker(error, CONFIG_MARKER);
+  }
 }

@@ -23,6 +23,6 @@ try {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(ConfigError.isInstance(error) ? error.message : error);
   process.exit(1);
 }

@@ -81,12 +81,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
   if (config.server.apiKeys.length === 0 && !isLoopbackHost(host)) {
-    throw new ConfigError(`refusing to listen on ${host}: no client keys are configured`, [
-      {
-        path: "server.apiKeys",
-        message: "set at least one client key (env:NAME) to listen on a non-loopback address",
-      },
-    ]);
+    throw new ConfigError({
+      code: "invalid_config",
+      message: `refusing to listen on ${host}: no client keys are configured`,
+      problems: [
+        {
+          path: "server.apiKeys",
+          message: "set at least one client key (env:NAME) to listen on a non-loopback address",
+        },
+      ],
+    });
   }
   const gateway = createGateway({
     config,

@@ -5,7 +5,7 @@ export type {
   CooldownScopeOptions,
 } from "./cooldown-book";
 export { createCooldownBook } from "./cooldown-book";
-export type { QuotaCacheErrorCode } from "./errors";
+export type { QuotaCacheErrorCode, QuotaCacheErrorInit } from "./errors";
 export { QuotaCacheError } from "./errors";
 export type { HysteresisBand } from "./hysteresis";
 export { nextExhaustionLatch } from "./hysteresis";

@@ -54,12 +54,12 @@ export function createSqliteQuotaStore(options: SqliteQuotaStoreOptions): QuotaS
       PRIMARY KEY (bucket, connection_id, record_key)
     ) WITHOUT ROWID`);
   } catch (error) {
-    throw new QuotaCacheError(
-      "store_open_failed",
-      "cannot open the SQLite quota store",
-      { store: "sqlite" },
-      { cause: error },
-    );
+    throw new QuotaCacheError({
+      code: "store_open_failed",
+      message: "cannot open the SQLite quota store",
+      store: "sqlite",
+      cause: error,
+    });
   }
 
   const upsert = db.prepare(

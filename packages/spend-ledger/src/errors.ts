@@ -5,8 +5,12 @@ export type SpendLedgerErrorCode =
   /** The store could not complete an operation (database or Redis failure); see `cause`. */
   | "store_failure";
 
-/** Structured fields carried by a {@link SpendLedgerError}. */
-export interface SpendLedgerErrorFields {
+const MARKER = Symbol.for("planfirst.error.SpendLedgerError");
+
+/** What a {@link SpendLedgerError} is built from: its code, message, cause and fields. */
+export interface SpendLedgerErrorInit {
+  code: SpendLedgerErrorCode;
+  message: string;
   /** Dotted path of the offending argument or option, e.g. `budgetsUsd.cheap`. */
   path?: string;
   /** What the argument accepts, in words or as the list of allowed values. */
@@ -15,9 +19,14 @@ export interface SpendLedgerErrorFields {
   cause?: unknown;
 }
 
+/** Structured fields carried by a {@link SpendLedgerError} (its init without code and message). */
+export type SpendLedgerErrorFields = Omit<SpendLedgerErrorInit, "code" | "message">;
+
 /**
  * The one error class of `@planfirst/spend-ledger`. `name` is always `"SpendLedgerError"`;
  * branch on `code`. Messages never contain secrets (connection strings are not echoed).
+ * Recognise it with {@link SpendLedgerError.isInstance}, which also works across two loaded
+ * copies of the package (ESM and CJS).
  */
 export class SpendLedgerError extends Error {
   override readonly name = "SpendLedgerError";
@@ -25,21 +34,28 @@ export class SpendLedgerError extends Error {
   readonly path: string | undefined;
   readonly allowed: string | undefined;
 
-  constructor(code: SpendLedgerErrorCode, message: string, fields: SpendLedgerErrorFields = {}) {
-    super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
+  constructor({ code, message, cause, path, allowed }: SpendLedgerErrorInit) {
+    super(message, cause === undefined ? undefined : { cause });
+    Object.defineProperty(this, MARKER, { value: true });
     this.code = code;
-    this.path = fields.path;
-    this.allowed = fields.allowed;
+    this.path = path;
+    this.allowed = allowed;
+  }
+
+  /** True for a `SpendLedgerError` from any loaded copy of this package. */
+  static isInstance(error: unknown): error is SpendLedgerError {
+    return typeof error === "object" && error !== null && MARKER in error;
   }
 }
 
 /** Throws `invalid_argument` naming the path, the allowed values and what was received. */
 export function invalidArgument(path: string, allowed: string, received: unknown): never {
-  throw new SpendLedgerError(
-    "invalid_argument",
-    `${path} must be ${allowed}; received ${describeValue(received)}`,
-    { path, allowed },
-  );
+  throw new SpendLedgerError({
+    code: "invalid_argument",
+    message: `${path} must be ${allowed}; received ${describeValue(received)}`,
+    path,
+    allowed,
+  });
 }
 
 function describeValue(value: unknown): string {

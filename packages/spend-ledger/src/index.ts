@@ -2,7 +2,11 @@ export type { BudgetWindow } from "./budget-window";
 export { BUDGET_WINDOWS, createWindowKeyer, windowKey } from "./budget-window";
 export type { TokenPrice, TokenUsage } from "./cost";
 export { costOf } from "./cost";
-export type { SpendLedgerErrorCode, SpendLedgerErrorFields } from "./errors";
+export type {
+  SpendLedgerErrorCode,
+  SpendLedgerErrorFields,
+  SpendLedgerErrorInit,
+} from "./errors";
 export { SpendLedgerError } from "./errors";
 export { createMemorySpendStore } from "./memory-store";
 export type { MicroRounding, MicroUsd } from "./money";

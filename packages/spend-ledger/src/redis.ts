@@ -165,7 +165,9 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         loaded = true;
       } catch (cause) {
         readyPromise = undefined;
-        throw new SpendLedgerError("store_failure", "Redis spend store: cannot load state", {
+        throw new SpendLedgerError({
+          code: "store_failure",
+          message: "Redis spend store: cannot load state",
           cause,
         });
       }
@@ -178,7 +180,9 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     try {
       return await body();
     } catch (cause) {
-      throw new SpendLedgerError("store_failure", `Redis spend store: ${operation} failed`, {
+      throw new SpendLedgerError({
+        code: "store_failure",
+        message: `Redis spend store: ${operation} failed`,
         cause,
       });
     }

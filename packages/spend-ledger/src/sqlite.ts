@@ -97,7 +97,11 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
     db.pragma(`synchronous = ${synchronous === "normal" ? "NORMAL" : "FULL"}`);
     db.exec(schema);
   } catch (cause) {
-    throw new SpendLedgerError("store_failure", "cannot open the SQLite spend store", { cause });
+    throw new SpendLedgerError({
+      code: "store_failure",
+      message: "cannot open the SQLite spend store",
+      cause,
+    });
   }
 
   const selectSpent = db.prepare<[string, string], { spent: number }>(
@@ -209,7 +213,11 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
       return Promise.resolve(run());
     } catch (cause) {
       return Promise.reject(
-        new SpendLedgerError("store_failure", `SQLite spend store: ${operation} failed`, { cause }),
+        new SpendLedgerError({
+          code: "store_failure",
+          message: `SQLite spend store: ${operation} failed`,
+          cause,
+        }),
       );
     }
   };

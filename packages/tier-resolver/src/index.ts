@@ -6,5 +6,5 @@ export type {
   TierResolverOptions,
 } from "./tier-resolver";
 export { classifyTier, createTierResolver } from "./tier-resolver";
-export type { TierResolverErrorCode } from "./tier-resolver-error";
+export type { TierResolverErrorCode, TierResolverErrorInit } from "./tier-resolver-error";
 export { TierResolverError } from "./tier-resolver-error";

@@ -45,11 +45,11 @@ function showCatalog(
     const known = [
       ...new Set([...connectionBillingCatalog, ...modelPrices].map((entry) => entry.provider)),
     ].sort();
-    throw new CliError(
-      "provider_unknown",
-      `provider "${provider}" is not in the catalog: a connection to it classifies as unknown and is treated as metered (rule C7)`,
-      { details: [`providers in the catalog: ${known.join(", ")}`] },
-    );
+    throw new CliError({
+      code: "provider_unknown",
+      message: `provider "${provider}" is not in the catalog: a connection to it classifies as unknown and is treated as metered (rule C7)`,
+      details: [`providers in the catalog: ${known.join(", ")}`],
+    });
   }
   if (options.json) {
     writeJson(context, { catalog: catalogMeta, connections, models });

@@ -132,9 +132,14 @@ async function explainFromConfig(
     if (quotaRead) explanation = explain();
     return { explanation, quotaRead };
   } catch (error) {
-    if (error instanceof GatewayError && error.status === 404) {
+    if (
+      GatewayError.isInstance(error) &&
+      (error.code === "model_not_found" || error.code === "unknown_category")
+    ) {
       const categories = error.details.categories;
-      throw new CliError("model_unknown", error.message, {
+      throw new CliError({
+        code: "model_unknown",
+        message: error.message,
         details: Array.isArray(categories) ? [`defined categories: ${categories.join(", ")}`] : [],
       });
     }

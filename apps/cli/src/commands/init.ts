@@ -99,9 +99,16 @@ async function runInit(context: CliContext, options: InitOptions): Promise<void>
     await writeFile(path, text, { encoding: "utf8", flag: options.force ? "w" : "wx" });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new CliError("file_exists", `${options.file} exists; pass --force to overwrite it`);
+      throw new CliError({
+        code: "file_exists",
+        message: `${options.file} exists; pass --force to overwrite it`,
+      });
     }
-    throw new CliError("file_unreadable", `cannot write ${options.file}`, { cause: error });
+    throw new CliError({
+      code: "file_unreadable",
+      message: `cannot write ${options.file}`,
+      cause: error,
+    });
   }
   const secrets = answers.connections.flatMap((preset) =>
     preset.credentialEnv ? [preset.credentialEnv] : [],
@@ -138,10 +145,10 @@ function presetsFor(providers: readonly string[]): ConnectionPreset[] {
   for (const provider of providers) {
     const preset = findConnectionPreset(provider);
     if (!preset) {
-      throw new CliError(
-        "usage",
-        `init has no connection preset for provider "${provider}"; allowed: ${CONNECTION_PRESETS.map((p) => p.provider).join(", ")} (write other connections by hand)`,
-      );
+      throw new CliError({
+        code: "usage",
+        message: `init has no connection preset for provider "${provider}"; allowed: ${CONNECTION_PRESETS.map((p) => p.provider).join(", ")} (write other connections by hand)`,
+      });
     }
     if (!presets.includes(preset)) presets.push(preset);
   }
@@ -150,10 +157,10 @@ function presetsFor(providers: readonly string[]): ConnectionPreset[] {
 
 function assertEnvName(name: string): void {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new CliError(
-      "usage",
-      `--api-key-env must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*), got "${name}"`,
-    );
+    throw new CliError({
+      code: "usage",
+      message: `--api-key-env must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*), got "${name}"`,
+    });
   }
 }
 

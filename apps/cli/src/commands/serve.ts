@@ -67,7 +67,9 @@ async function runServe(context: CliContext, options: ServeOptions): Promise<voi
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new CliError("gateway_error", `cannot listen: ${(error as Error).message}`, {
+      throw new CliError({
+        code: "gateway_error",
+        message: `cannot listen: ${(error as Error).message}`,
         cause: error,
       });
     }

@@ -89,7 +89,7 @@ async function watch(
           );
         }
       } catch (error) {
-        if (!(error instanceof CliError)) throw error;
+        if (!CliError.isInstance(error)) throw error;
         writeErr(context, `${context.color.red("error:")} ${error.message}`);
       }
       if (stopped) break;

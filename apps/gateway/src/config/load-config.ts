@@ -13,20 +13,22 @@ import { type GatewayConfig, gatewayConfigSchema } from "./schema";
 export function parseConfig(document: unknown): GatewayConfig {
   const result = gatewayConfigSchema.safeParse(document ?? {});
   if (!result.success) {
-    throw new ConfigError(
-      "invalid configuration",
-      result.error.issues.map((issue) => problemOf(issue)),
-    );
+    throw new ConfigError({
+      code: "invalid_config",
+      message: "invalid configuration",
+      problems: result.error.issues.map((issue) => problemOf(issue)),
+    });
   }
   const budgetProblems = validateRungBudgets(result.data.subscriptionLadder.rungBudgetUsd);
   if (budgetProblems.length > 0) {
-    throw new ConfigError(
-      "invalid configuration",
-      budgetProblems.map((problem) => ({
+    throw new ConfigError({
+      code: "invalid_config",
+      message: "invalid configuration",
+      problems: budgetProblems.map((problem) => ({
         path: `subscriptionLadder.${problem.path}`,
         message: `${problem.message} (allowed: ${problem.allowed})`,
       })),
-    );
+    });
   }
   return result.data;
 }
@@ -40,22 +42,33 @@ export function loadConfigFile(path: string): GatewayConfig {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`cannot read configuration file ${path}`, [], error);
+    throw new ConfigError({
+      code: "invalid_config",
+      message: `cannot read configuration file ${path}`,
+      problems: [],
+      cause: error,
+    });
   }
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`configuration file ${path} is not valid YAML or JSON`, [
-      { path: "", message },
-    ]);
+    throw new ConfigError({
+      code: "invalid_config",
+      message: `configuration file ${path} is not valid YAML or JSON`,
+      problems: [{ path: "", message }],
+    });
   }
   try {
     return parseConfig(document);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      throw new ConfigError(`invalid configuration in ${path}`, error.problems);
+    if (ConfigError.isInstance(error)) {
+      throw new ConfigError({
+        code: "invalid_config",
+        message: `invalid configuration in ${path}`,
+        problems: error.problems,
+      });
     }
     throw error;
   }

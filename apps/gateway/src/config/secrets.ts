@@ -76,6 +76,7 @@ export function resolveSecrets(config: GatewayConfig, env: GatewayEnv): Resolved
           : new Set(entry.connections),
     });
   });
-  if (problems.length > 0) throw new ConfigError("client keys are not set", problems);
+  if (problems.length > 0)
+    throw new ConfigError({ code: "invalid_config", message: "client keys are not set", problems });
   return { credentials, disabledConnections, clientKeys, warnings };
 }

@@ -6,6 +6,7 @@ import type { ClientIdentity } from "../auth/client-keys";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
 import { errorBody, upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
+import type { GatewayReply } from "../http/reply";
 import {
   extractUsage,
   type NormalizedUsage,
@@ -25,7 +26,6 @@ import type { DispatchTarget, PoolLiveState } from "./build-pool";
 import { emptyPoolError } from "./empty-pool";
 import { createPoolCache } from "./pool-cache";
 import { type Receipt, writeReceipt } from "./receipt";
-import type { GatewayReply } from "./reply";
 import type { RoutedConnection, RoutingTable } from "./routing-table";
 import { settleSpend } from "./settle";
 import { streamResponse } from "./stream";
@@ -143,10 +143,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
   async function dispatch(request: ClientRequest): Promise<GatewayReply> {
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) {
-      throw new GatewayError(resolution.message, {
+      throw new GatewayError({
+        message: resolution.message,
         code: resolution.reason === "unknown_category" ? "unknown_category" : "model_not_found",
-        status: 404,
-        type: "invalid_request_error",
         details: resolution.reason === "unknown_category" ? { categories: table.categories } : {},
       });
     }
@@ -220,15 +219,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
           );
         } catch (error) {
           release(reservation);
-          if (error instanceof ProtocolError) {
-            throw new GatewayError(error.message, {
-              code: error.code,
-              status: 400,
-              type: "invalid_request_error",
-              details: { param: error.field },
-              cause: error,
-            });
-          }
+          // A ProtocolError is a GatewayError: it reaches onError with its field and allowed values.
           throw error;
         }
         bodies ??= new Map();
@@ -251,8 +242,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         response = await upstream.send(upstreamRequest);
       } catch (error) {
         release(reservation);
-        if (error instanceof UpstreamError && error.code === "aborted") throw clientGone(error);
-        const code = error instanceof UpstreamError ? error.code : "network";
+        if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
+        const code = UpstreamError.isInstance(error) ? error.code : "network";
         attempt.outcome = code;
         cooldowns.fail(
           connectionId,
@@ -348,7 +339,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         text = await response.text();
       } catch (error) {
         release(reservation);
-        if (error instanceof UpstreamError && error.code === "aborted") throw clientGone(error);
+        if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
         attempt.outcome = "body_failed";
         metrics.countFallthrough(target.rung, connectionId, attempt.outcome);
         continue;
@@ -395,18 +386,16 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     }
     metrics.countRequest("none", "none", "all_failed", now());
     if (lastRateLimit) {
-      throw new GatewayError("every target is rate-limited", {
+      throw new GatewayError({
+        message: "every target is rate-limited",
         code: "all_targets_rate_limited",
-        status: 429,
-        type: "rate_limit_error",
         details: { attempts },
         retryAfterSec: secondsUntil(lastRateLimit.retryAt, now()),
       });
     }
-    throw new GatewayError("every target failed", {
+    throw new GatewayError({
+      message: "every target failed",
       code: "all_targets_failed",
-      status: 502,
-      type: "api_error",
       details: { attempts },
     });
   }
@@ -465,9 +454,9 @@ export function secondsUntil(iso: string | null | undefined, nowMs: number): num
 }
 
 function clientGone(cause: unknown): GatewayError {
-  return new GatewayError("the client closed the connection", {
+  return new GatewayError({
+    message: "the client closed the connection",
     code: "client_closed_request",
-    status: 499,
     cause,
   });
 }

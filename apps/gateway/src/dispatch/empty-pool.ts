@@ -65,21 +65,16 @@ export function emptyPoolError(
   }
   deps.metrics.countRequest("none", "none", "exhausted", nowMs);
   if (resolution.grouping === "subscription") {
-    return new GatewayError(
-      `no plan connection with verified headroom can serve ${request.modelId}${retryAfterSec !== undefined ? `; the earliest plan reset is in ${retryAfterSec} s` : ""}`,
-      {
-        code: "plan_quota_exhausted",
-        status: 429,
-        type: "rate_limit_error",
-        details,
-        retryAfterSec,
-      },
-    );
+    return new GatewayError({
+      message: `no plan connection with verified headroom can serve ${request.modelId}${retryAfterSec !== undefined ? `; the earliest plan reset is in ${retryAfterSec} s` : ""}`,
+      code: "plan_quota_exhausted",
+      details,
+      retryAfterSec,
+    });
   }
-  return new GatewayError(`no connection can serve ${request.modelId} right now`, {
+  return new GatewayError({
+    message: `no connection can serve ${request.modelId} right now`,
     code: "no_available_target",
-    status: 503,
-    type: "api_error",
     details,
     retryAfterSec,
   });

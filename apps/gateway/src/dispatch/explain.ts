@@ -66,9 +66,9 @@ export function explainModel(
 ): ModelExplanation {
   const resolution = source.table.resolve(modelId);
   if (!resolution.ok) {
-    throw new GatewayError(resolution.message, {
+    throw new GatewayError({
+      message: resolution.message,
       code: resolution.reason === "unknown_category" ? "unknown_category" : "model_not_found",
-      status: 404,
       details:
         resolution.reason === "unknown_category" ? { categories: source.table.categories } : {},
     });

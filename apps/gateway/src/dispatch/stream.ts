@@ -1,12 +1,12 @@
 import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
+import type { ClientStreamSource, StreamReply } from "../http/reply";
 import { createStreamRelay, type StreamBridge, type StreamRelay } from "../protocols";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { DispatchTarget } from "./build-pool";
 import type { ClientRequest } from "./dispatch";
 import { writeReceipt } from "./receipt";
-import type { ClientStreamSource, StreamReply } from "./reply";
 import { settleSpend } from "./settle";
 
 /** Inputs of `streamResponse`. */
@@ -197,7 +197,8 @@ function settle(inputs: StreamInputs, bridge: StreamBridge): Promise<string> {
 
 function clientWentAway(request: ClientRequest, error: unknown): boolean {
   return (
-    request.signal?.aborted === true || (error instanceof UpstreamError && error.code === "aborted")
+    request.signal?.aborted === true ||
+    (UpstreamError.isInstance(error) && error.code === "aborted")
   );
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import { authenticate, errorReply } from "../app";
+import { authenticate } from "../app";
+import { errorReply } from "../app/on-error";
 import type { AppContext } from "../app-context";
 import type { WireProtocol } from "../protocols";
 import { answerCompletion } from "../routes/completions";
@@ -47,7 +48,7 @@ export function createNodeListener(
       writeNodeReply(outgoing, reply);
     } catch (error) {
       if (outgoing.headersSent || outgoing.destroyed) return;
-      writeNodeReply(outgoing, errorReply(context.deps, error, path));
+      writeNodeReply(outgoing, errorReply(context.deps.logger, error, protocol));
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { ClientStreamSource, GatewayReply } from "../dispatch/reply";
+import type { ClientStreamSource, GatewayReply } from "./reply";
 
 /**
  * Writes a reply straight to Node's response, with no web `Response`, `Headers` or

@@ -37,15 +37,12 @@ function parseJsonObject(text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new GatewayError("the request body is not valid JSON", {
-      code: "invalid_json",
-      status: 400,
-    });
+    throw new GatewayError({ message: "the request body is not valid JSON", code: "invalid_json" });
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new GatewayError("the request body must be a JSON object", {
+    throw new GatewayError({
+      message: "the request body must be a JSON object",
       code: "invalid_request",
-      status: 400,
     });
   }
   return parsed as Record<string, unknown>;
@@ -102,18 +99,17 @@ function onBodyEnd(this: ReadingMessage): void {
 
 function onBodyError(this: ReadingMessage, error: Error): void {
   stopReading(this).reject(
-    new GatewayError("the request body could not be read", {
+    new GatewayError({
+      message: "the request body could not be read",
       code: "client_closed_request",
-      status: 499,
       cause: error,
     }),
   );
 }
 
 function tooLarge(limitBytes: number): GatewayError {
-  return new GatewayError(`the request body exceeds ${limitBytes} bytes`, {
+  return new GatewayError({
+    message: `the request body exceeds ${limitBytes} bytes`,
     code: "request_too_large",
-    status: 413,
-    type: "request_too_large",
   });
 }

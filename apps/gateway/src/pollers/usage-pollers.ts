@@ -2,6 +2,7 @@ import { parseUsagePayload } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
 import type { RoutedConnection } from "../dispatch/routing-table";
+import { GatewayError } from "../errors";
 import type { UpstreamClient } from "../upstream";
 
 /**
@@ -76,13 +77,22 @@ export function createUsagePoller(deps: {
           code: `usage_${response.status}`,
         });
       }
-      throw new Error(`usage endpoint of ${connectionId} answered ${response.status}`);
+      throw new GatewayError({
+        code: "usage_poll_failed",
+        message: `usage endpoint of ${connectionId} answered ${response.status}`,
+        details: { connection: connectionId, status: response.status },
+      });
     }
     let payload: unknown;
     try {
       payload = JSON.parse(text);
-    } catch {
-      throw new Error(`usage endpoint of ${connectionId} sent a body that is not JSON`);
+    } catch (cause) {
+      throw new GatewayError({
+        code: "usage_poll_failed",
+        message: `usage endpoint of ${connectionId} sent a body that is not JSON`,
+        details: { connection: connectionId },
+        cause,
+      });
     }
     const windows = parseUsagePayload(connection.config.provider, payload, deps.now());
     if (windows.length > 0) deps.quotaCache.observe(connectionId, windows);

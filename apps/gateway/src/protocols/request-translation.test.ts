@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { httpOfCode } from "../app/on-error";
 import { ProtocolError } from "./protocol-error";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, toUpstreamRequest } from "./request-translation";
 
@@ -193,7 +194,9 @@ describe("toUpstreamRequest, OpenAI client → Anthropic upstream", () => {
   it("refuses n > 1 with unsupported_field naming n", () => {
     const error = captureError(() => toAnthropic({ model: "m", messages: [], n: 2 }));
     expect(error).toBeInstanceOf(ProtocolError);
-    expect(error).toMatchObject({ code: "unsupported_field", field: "n", status: 400 });
+    expect(error).toMatchObject({ code: "unsupported_field", field: "n" });
+    // The status is the onError table's: a refused field is the client's 400, never a 5xx.
+    expect(httpOfCode((error as ProtocolError).code).status).toBe(400);
   });
 
   it.each([

@@ -22,11 +22,11 @@ function isRecord(value: unknown): value is Json {
 }
 
 function unsupported(field: string, why: string): ProtocolError {
-  return new ProtocolError("unsupported_field", field, why);
+  return new ProtocolError({ code: "unsupported_field", field, message: why });
 }
 
 function invalid(field: string, why: string, allowed?: readonly string[]): ProtocolError {
-  return new ProtocolError("invalid_field", field, why, allowed ? { allowed } : {});
+  return new ProtocolError({ code: "invalid_field", field, message: why, allowed });
 }
 
 /**
@@ -182,7 +182,7 @@ function parseToolArguments(args: unknown, field: string): unknown {
   try {
     return JSON.parse(args);
   } catch (cause) {
-    throw new ProtocolError("invalid_field", field, "is not valid JSON", { cause });
+    throw new ProtocolError({ code: "invalid_field", field, message: "is not valid JSON", cause });
   }
 }
 

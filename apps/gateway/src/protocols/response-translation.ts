@@ -48,7 +48,11 @@ export function toClientResponse(
   options: ClientResponseOptions,
 ): ClientResponse {
   if (!isRecord(upstreamBody)) {
-    throw new ProtocolError("invalid_field", "body", "upstream response is not a JSON object");
+    throw new ProtocolError({
+      code: "invalid_field",
+      field: "body",
+      message: "upstream response is not a JSON object",
+    });
   }
   const usage = extractUsage(upstreamProtocol, upstreamBody);
   if (upstreamProtocol === clientProtocol) {
@@ -69,11 +73,11 @@ function openAiToAnthropicBody(
   const choices = Array.isArray(body.choices) ? body.choices : [];
   const choice = choices[0];
   if (!isRecord(choice) || !isRecord(choice.message)) {
-    throw new ProtocolError(
-      "invalid_field",
-      "choices[0].message",
-      "upstream completion has no message",
-    );
+    throw new ProtocolError({
+      code: "invalid_field",
+      field: "choices[0].message",
+      message: "upstream completion has no message",
+    });
   }
   const message = choice.message;
   const content: Json[] = [];

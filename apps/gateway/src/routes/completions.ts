@@ -4,11 +4,11 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppContext, GatewayEnv } from "../app-context";
 import type { ClientIdentity } from "../auth/client-keys";
-import type { GatewayReply } from "../dispatch/reply";
-import { replyToResponse } from "../dispatch/reply";
 import { GatewayError } from "../errors";
 import { clientSignal } from "../http/node-env";
 import { writeNodeReply } from "../http/node-reply";
+import type { GatewayReply } from "../http/reply";
+import { replyToResponse } from "../http/reply";
 import { readJsonBody } from "../http/request-body";
 import type { WireProtocol } from "../protocols";
 import type { AbortSignalLike } from "../upstream";
@@ -44,9 +44,9 @@ export function answerCompletion(
   const modelId = body.model;
   if (typeof modelId !== "string" || modelId === "") {
     return Promise.reject(
-      new GatewayError('"model" is required: a configured model id or an auto id', {
+      new GatewayError({
+        message: '"model" is required: a configured model id or an auto id',
         code: "missing_model",
-        status: 400,
       }),
     );
   }

@@ -8,10 +8,10 @@ export function ladderRoutes(app: AppContext): Hono<GatewayEnv> {
   return new Hono<GatewayEnv>().get("/v1/ladder", (c) => {
     const model = c.req.query("model");
     if (!model) {
-      throw new GatewayError(
-        "query parameter model is required, e.g. /v1/ladder?model=auto/thrifty",
-        { code: "missing_model", status: 400 },
-      );
+      throw new GatewayError({
+        message: "query parameter model is required, e.g. /v1/ladder?model=auto/thrifty",
+        code: "missing_model",
+      });
     }
     return c.json(explainModel(explainSourceOf(app), model, c.var.client));
   });

@@ -139,7 +139,12 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
         target = targetFor(request.url);
       } catch (cause) {
         return Promise.reject(
-          new UpstreamError("network", "invalid-url", "upstream URL is not valid", cause),
+          new UpstreamError({
+            code: "network",
+            origin: "invalid-url",
+            message: "upstream URL is not valid",
+            cause,
+          }),
         );
       }
       return attempt(request, target, true);
@@ -186,7 +191,9 @@ class PendingCall {
   /** The signal fired before the response headers. */
   handleEvent(): void {
     const { origin } = this.target;
-    this.req.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
+    this.req.destroy(
+      new UpstreamError({ code: "aborted", origin, message: `request to ${origin} aborted` }),
+    );
   }
 }
 
@@ -203,7 +210,11 @@ function attempt(
     if (signal?.aborted) {
       const { origin } = target;
       reject(
-        new UpstreamError("aborted", origin, `request to ${origin} aborted before it was sent`),
+        new UpstreamError({
+          code: "aborted",
+          origin,
+          message: `request to ${origin} aborted before it was sent`,
+        }),
       );
       return;
     }
@@ -232,11 +243,11 @@ function attempt(
 function onHeaderTimeout(call: PendingCall): void {
   const { origin } = call.target;
   call.req.destroy(
-    new UpstreamError(
-      "timeout",
+    new UpstreamError({
+      code: "timeout",
       origin,
-      `no response from ${origin} within ${call.request.timeoutMs} ms`,
-    ),
+      message: `no response from ${origin} within ${call.request.timeoutMs} ms`,
+    }),
   );
 }
 
@@ -253,14 +264,14 @@ function onCallError(this: CallRequest, error: Error): void {
   }
   const { origin } = call.target;
   call.reject(
-    error instanceof UpstreamError
+    UpstreamError.isInstance(error)
       ? error
-      : new UpstreamError(
-          "network",
+      : new UpstreamError({
+          code: "network",
           origin,
-          `upstream ${origin} unreachable (${code ?? "error"})`,
-          error,
-        ),
+          message: `upstream ${origin} unreachable (${code ?? "error"})`,
+          cause: error,
+        }),
   );
 }
 
@@ -330,7 +341,9 @@ class NodeUpstreamResponse implements UpstreamResponse {
   /** The signal fired while the body is being received. */
   handleEvent(): void {
     const { origin } = this;
-    this.res.destroy(new UpstreamError("aborted", origin, `request to ${origin} aborted`));
+    this.res.destroy(
+      new UpstreamError({ code: "aborted", origin, message: `request to ${origin} aborted` }),
+    );
   }
 
   cleanup(): void {
@@ -340,9 +353,14 @@ class NodeUpstreamResponse implements UpstreamResponse {
 
   /** Wraps a body failure as an `UpstreamError`. */
   bodyError(error: unknown): UpstreamError {
-    if (error instanceof UpstreamError) return error;
+    if (UpstreamError.isInstance(error)) return error;
     const { origin } = this;
-    return new UpstreamError("network", origin, `connection to ${origin} closed mid-body`, error);
+    return new UpstreamError({
+      code: "network",
+      origin,
+      message: `connection to ${origin} closed mid-body`,
+      cause: error,
+    });
   }
 
   // The whole body by events: no async iterator per response on the non-stream path.
@@ -485,11 +503,11 @@ function onIdle(response: NodeUpstreamResponse): void {
   }
   const { origin } = response;
   response.res.destroy(
-    new UpstreamError(
-      "timeout",
+    new UpstreamError({
+      code: "timeout",
       origin,
-      `no data from ${origin} for ${response.idleTimeoutMs} ms mid-body`,
-    ),
+      message: `no data from ${origin} for ${response.idleTimeoutMs} ms mid-body`,
+    }),
   );
 }
 

@@ -1,0 +1,82 @@
+import type { Logger } from "pino";
+import { GatewayError, type GatewayErrorCode } from "../errors";
+import { errorBody } from "../http/error-body";
+import type { BodyReply } from "../http/reply";
+import type { WireProtocol } from "../protocols";
+
+/** The HTTP answer of one error code: its status and the `type` in the error body. */
+export interface ErrorHttp {
+  readonly status: number;
+  /** `invalid_request_error`, `rate_limit_error`, `api_error`, … */
+  readonly type: string;
+}
+
+/**
+ * Codes → HTTP, the only place a gateway error meets a status. Keyed by the full code union so
+ * a new code does not compile until its status is chosen here.
+ */
+export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
+  invalid_json: { status: 400, type: "invalid_request_error" },
+  invalid_request: { status: 400, type: "invalid_request_error" },
+  missing_model: { status: 400, type: "invalid_request_error" },
+  unsupported_field: { status: 400, type: "invalid_request_error" },
+  invalid_field: { status: 400, type: "invalid_request_error" },
+  invalid_api_key: { status: 401, type: "authentication_error" },
+  model_not_found: { status: 404, type: "invalid_request_error" },
+  unknown_category: { status: 404, type: "invalid_request_error" },
+  route_not_found: { status: 404, type: "not_found_error" },
+  request_too_large: { status: 413, type: "request_too_large" },
+  plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
+  all_targets_rate_limited: { status: 429, type: "rate_limit_error" },
+  // Nginx's "client closed request": never seen by the client, only by logs and metrics.
+  client_closed_request: { status: 499, type: "invalid_request_error" },
+  invalid_config: { status: 500, type: "api_error" },
+  internal_error: { status: 500, type: "api_error" },
+  all_targets_failed: { status: 502, type: "api_error" },
+  network: { status: 502, type: "api_error" },
+  aborted: { status: 502, type: "api_error" },
+  usage_poll_failed: { status: 502, type: "api_error" },
+  no_available_target: { status: 503, type: "api_error" },
+  timeout: { status: 504, type: "api_error" },
+};
+
+/** The status and type of a gateway error code. */
+export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
+  return ERROR_HTTP[code];
+}
+
+/**
+ * The error answer of any failure, in the client's `protocol` shape, with `retry-after` when
+ * the error carries `retryAfterSec`; anything that is not a `GatewayError` is logged and
+ * answered 500 `internal_error` without its message (it might hold a secret).
+ */
+export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
+  let gatewayError: GatewayError;
+  if (GatewayError.isInstance(error)) {
+    gatewayError = error;
+  } else {
+    logger.error({ err: error }, "unhandled error");
+    gatewayError = new GatewayError({ code: "internal_error", message: "internal error" });
+  }
+  const http = httpOfCode(gatewayError.code);
+  if (http.status >= 500 && gatewayError.code !== "internal_error") {
+    logger.warn({ code: gatewayError.code }, gatewayError.message);
+  }
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (gatewayError.retryAfterSec !== undefined) {
+    headers["retry-after"] = String(gatewayError.retryAfterSec);
+  }
+  return {
+    kind: "body",
+    status: http.status,
+    headers,
+    body: JSON.stringify(
+      errorBody(protocol, {
+        message: gatewayError.message,
+        type: http.type,
+        code: gatewayError.code,
+        details: gatewayError.details,
+      }),
+    ),
+  };
+}
