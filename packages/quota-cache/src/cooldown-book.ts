@@ -3,6 +3,7 @@ import { createMemoryQuotaStore } from "./memory-store";
 import { normaliseScopeModel, scopeAppliesToModel } from "./model-scope";
 import { clampCooldownToReset, isStateStaleForReset, type QuotaState } from "./quota-state";
 import type { QuotaStore } from "./quota-store";
+import { isPlausibleInstant } from "./time-plausibility";
 import type { UpstreamFailure, UpstreamFailureKind } from "./upstream-failure";
 
 /** Options of {@link createCooldownBook}. All durations in milliseconds. */
@@ -15,7 +16,7 @@ export interface CooldownBookOptions {
   baseMs?: number;
   /**
    * Largest backoff step (15 min by default). Caps only our own backoff: an upstream
-   * `Retry-After` or reset is honoured however long it is (pitfall 5).
+   * `Retry-After` or reset is honoured however long its window allows (pitfall 5, issue 15).
    */
   capMs?: number;
   /**
@@ -66,8 +67,12 @@ export interface CooldownBook {
    *   marks no quota;
    * - `window_exhausted`: until the exact `resetAt`; without one (a headerless 429) the backoff;
    * - `credits_exhausted`: until `resetAt`, else `creditsCooldownMs`;
-   * - `auth_invalid`: `authCooldownMs`, always account-wide.
-   * Every duration goes through `clampCooldownToReset` (S4) when the upstream gave a reset. A
+   * - `auth_invalid`: `authCooldownMs`, always account-wide;
+   * - `money_refusal`: the backoff, like a transient failure (the connection bills for this
+   *   traffic; the ladder keeps it off `auto/subscription` through its overage evidence).
+   * A `retryAt` or `resetAt` beyond what the failure's window allows (its length plus skew;
+   * 7 days when it names no window) is implausible and ignored, so a `retry-after: 999999999`
+   * cools for the bounded backoff, not for years (issue 15 item 2). Every duration goes through `clampCooldownToReset` (S4) when the upstream gave a reset. A
    * longer cooldown already in force on the same scope is kept.
    */
   fail(connectionId: string, failure: UpstreamFailure, options?: CooldownScopeOptions): Cooldown;
@@ -104,6 +109,7 @@ const KINDS: readonly UpstreamFailureKind[] = [
   "credits_exhausted",
   "overloaded",
   "auth_invalid",
+  "money_refusal",
 ];
 const QUOTA_KINDS = new Set<UpstreamFailureKind>(["window_exhausted", "credits_exhausted"]);
 const ACCOUNT_KEY = "account";
@@ -218,8 +224,12 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
     const previous = all(connectionId).find((entry) => entry.key === key)?.record;
     const attempts = (previous?.attempts ?? 0) + 1;
     const backoffMs = Math.min(capMs, baseMs * 2 ** Math.min(attempts - 1, 52));
-    const retryMs = msUntil(failure.retryAt, nowMs);
-    const resetMs = msUntil(failure.resetAt, nowMs);
+    const plausible = (iso: string | null) =>
+      isPlausibleInstant(iso, nowMs, failure.windowId) ? iso : null;
+    const retryAt = plausible(failure.retryAt);
+    const resetAt = plausible(failure.resetAt);
+    const retryMs = msUntil(retryAt, nowMs);
+    const resetMs = msUntil(resetAt, nowMs);
     let durationMs: number;
     switch (failure.kind) {
       case "window_exhausted":
@@ -234,7 +244,7 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
       default:
         durationMs = Math.max(backoffMs, retryMs ?? 0);
     }
-    durationMs = clampCooldownToReset(durationMs, failure.resetAt, nowMs);
+    durationMs = clampCooldownToReset(durationMs, resetAt, nowMs);
     let record: CooldownRecord = {
       model,
       kind: failure.kind,

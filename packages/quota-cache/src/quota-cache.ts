@@ -5,6 +5,7 @@ import { createMemoryQuotaStore } from "./memory-store";
 import { scopeAppliesToModel } from "./model-scope";
 import type { QuotaState, QuotaWindow } from "./quota-state";
 import type { QuotaStore } from "./quota-store";
+import { isPlausibleInstant } from "./time-plausibility";
 import type { UpstreamFailure } from "./upstream-failure";
 import {
   normaliseWindow,
@@ -171,8 +172,17 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     const unnamedMarks = held.filter((entry) => entry.record.origin === "unnamed-mark");
     const superseded = new Set<string>();
     for (const input of windows) {
-      const window = normaliseWindow(input);
-      if (!window) continue;
+      const normalised = normaliseWindow(input);
+      if (!normalised) continue;
+      // A reset no window allows (ten years ahead) reads as unknown (issue 15 item 2).
+      const window = isPlausibleInstant(
+        normalised.resetAt,
+        nowMs,
+        normalised.windowId,
+        normalised.windowSeconds,
+      )
+        ? normalised
+        : { ...normalised, resetAt: null };
       const observedMs = Date.parse(window.observedAt);
       const key = windowRecordKey(window.windowId, window.scope?.model);
       const previous = held.find((entry) => entry.key === key)?.record;
@@ -217,7 +227,10 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
       failure.windowId || (failure.kind === "credits_exhausted" ? "credits" : "exhausted");
     const key = windowRecordKey(windowId, scopeModel);
     const previous = records(connectionId).find((entry) => entry.key === key)?.record;
-    const resetMs = parseMs(failure.resetAt) ?? parseMs(failure.retryAt);
+    // A time beyond what the window allows is no reset at all (issue 15 item 2).
+    const plausible = (iso: string | null) =>
+      isPlausibleInstant(iso, nowMs, windowId, previous?.window.windowSeconds) ? iso : null;
+    const resetMs = parseMs(plausible(failure.resetAt)) ?? parseMs(plausible(failure.retryAt));
     const window: QuotaWindow = {
       windowId,
       remainingPercent: 0,

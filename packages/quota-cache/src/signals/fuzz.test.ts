@@ -349,6 +349,7 @@ function expectValidFailure(failure: UpstreamFailure): void {
     "credits_exhausted",
     "overloaded",
     "auth_invalid",
+    "money_refusal",
   ]).toContain(failure.kind);
   expectIsoOrNull(failure.retryAt);
   expectIsoOrNull(failure.resetAt);
@@ -359,6 +360,11 @@ function expectValidSignals(signals: ResponseSignals): void {
   for (const window of signals.windows) expectValidWindow(window);
   if (signals.failure) expectValidFailure(signals.failure);
   if (signals.overage?.resetAt !== undefined) expectIsoOrNull(signals.overage.resetAt);
+  if (signals.evidence) {
+    expect(["on", "off"]).toContain(signals.evidence.evidence);
+    expectIsoOrNull(signals.evidence.observedAt);
+    expect(signals.evidence.observedAt).not.toBeNull();
+  }
   expectFiniteEverywhere(signals);
 }
 
