@@ -1,0 +1,115 @@
+import { parseClaudeOauthUsage, parseClaudeSubscriptionResponse } from "@planfirst/quota-cache";
+import {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  ANTHROPIC_FORWARDED_HEADERS,
+  ANTHROPIC_VERSION,
+  anthropicMessagesUrl,
+} from "../anthropic/anthropic-connector";
+import type { UpstreamConnector } from "../connector";
+import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
+import { jwtExpiryMs, refreshTokenGrant } from "../oauth-refresh";
+import { baseRequestHeaders, mergeBetaFlag } from "../request-headers";
+
+/** Beta flag Anthropic requires on Claude plan OAuth bearer tokens. */
+export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
+
+/** Token endpoint of Claude plan logins (refresh_token grant, JSON body); override with `tokenUrl`. */
+export const CLAUDE_DEFAULT_TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";
+
+/**
+ * The public OAuth client Claude Code's logins are issued to; a refresh must name the client the
+ * refresh token belongs to. Override with `clientId`.
+ */
+export const CLAUDE_CODE_CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
+
+/**
+ * A Claude Pro/Max login (`Authorization: Bearer` plus `anthropic-beta: oauth-2025-04-20` merged
+ * into the client's betas). A static `env:` token is used as is; a login (`planfirst login import
+ * claude`) or a refresh token is refreshed before expiry. Usage at `{origin}/api/oauth/usage`.
+ * Quota and billing evidence come from quota-cache's Claude subscription parser; overage
+ * ("extra usage") makes a Claude plan bill, so `billsAfterWindow` reports what the headers said.
+ */
+export function createClaudeOauthConnector(
+  spec: ConnectorSpec,
+  deps: ConnectorDeps,
+): UpstreamConnector {
+  const refreshable = refreshableSpec(spec);
+  const tokenUrl = refreshable?.tokenUrl ?? CLAUDE_DEFAULT_TOKEN_URL;
+  const clientId = refreshable?.clientId ?? CLAUDE_CODE_CLIENT_ID;
+  const credential = connectionCredential(spec, deps, {
+    seedExpiresAtMs: refreshable?.accessToken ? jwtExpiryMs(refreshable.accessToken) : null,
+    refresher: async (current) => {
+      if (!current.refreshToken) {
+        throw missingRefresh(spec.id);
+      }
+      const answer = await refreshTokenGrant({
+        connectionId: spec.id,
+        tokenUrl,
+        clientId,
+        refreshToken: current.refreshToken,
+        encoding: "json",
+      });
+      return {
+        ...current,
+        accessToken: answer.access_token,
+        refreshToken: answer.refresh_token ?? current.refreshToken,
+        expiresAtMs: answer.expires_in ? deps.now() + answer.expires_in * 1000 : null,
+        updatedAtMs: deps.now(),
+      };
+    },
+  });
+  const baseUrl = spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
+  const url = anthropicMessagesUrl(baseUrl);
+  const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/oauth/usage`;
+  let overage: boolean | null = null;
+  return {
+    provider: "claude",
+    protocol: "anthropic",
+    prepare(call) {
+      return withToken(credential, (token) => {
+        const headers = baseRequestHeaders(call, spec.headers, ANTHROPIC_FORWARDED_HEADERS);
+        headers["anthropic-version"] ??= ANTHROPIC_VERSION;
+        headers["anthropic-beta"] = mergeBetaFlag(headers["anthropic-beta"], ANTHROPIC_OAUTH_BETA);
+        headers.authorization = `Bearer ${token}`;
+        return { url, headers };
+      });
+    },
+    usageRequest() {
+      return withToken(credential, (token) => ({
+        url: usageUrl,
+        method: "GET" as const,
+        headers: {
+          accept: "application/json",
+          authorization: `Bearer ${token}`,
+          "anthropic-beta": ANTHROPIC_OAUTH_BETA,
+        },
+      }));
+    },
+    parseUsage: (payload, observedAtMs) => parseClaudeOauthUsage(payload, observedAtMs),
+    classifyFailure(status, headers, body, observedAtMs) {
+      const signals = parseClaudeSubscriptionResponse({ status, headers, body, observedAtMs });
+      if (signals.overage) overage = signals.overage.status !== "rejected";
+      return signals.failure ?? null;
+    },
+    observeHeaders(headers) {
+      const signals = parseClaudeSubscriptionResponse({
+        status: 200,
+        headers,
+        observedAtMs: deps.now(),
+      });
+      if (signals.overage) overage = signals.overage.status !== "rejected";
+    },
+    invalidateCredential: (token) => credential.invalidate(token),
+    billsAfterWindow: () => overage,
+  };
+}
+
+function missingRefresh(connectionId: string) {
+  return new ConnectorError({
+    code: "credential_refresh_failed",
+    message: `connection ${connectionId}: the Claude login has no refresh token; run planfirst login import claude`,
+    connectionId,
+  });
+}

@@ -1,0 +1,137 @@
+import { parseCodexResponse, parseCodexUsage } from "@planfirst/quota-cache";
+import { joinUrl, type UpstreamConnector } from "../connector";
+import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
+import type { StoredCredential } from "../credential-persistence";
+import { jwtExpiryMs, refreshTokenGrant } from "../oauth-refresh";
+import { baseRequestHeaders } from "../request-headers";
+import { codexCreditsEvidence } from "./codex-credits";
+
+/** The ChatGPT Codex backend; POST `{base}/responses`. */
+export const CODEX_DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex";
+
+/** OpenAI's auth server token endpoint (refresh_token grant, JSON body). */
+export const CODEX_DEFAULT_TOKEN_URL = "https://auth.openai.com/oauth/token";
+
+/**
+ * The public OAuth client id the Codex CLI's logins are issued to (openai/codex source). A
+ * refresh must name the client its refresh token belongs to; override with `clientId`.
+ */
+export const CODEX_CLI_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
+
+/**
+ * Client headers forwarded to the Codex backend when the client sent them: the Codex CLI's own
+ * `originator`, `version` and `session_id`. planfirst never sends an `originator` of its own.
+ */
+export const CODEX_FORWARDED_HEADERS = ["originator", "version", "session_id"] as const;
+
+/**
+ * The usage endpoint of a Codex base URL: `{origin}/backend-api/wham/usage` for the ChatGPT
+ * backend, else `{base}/api/codex/usage` (the CLI's other path style).
+ */
+export function codexUsageUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const at = url.pathname.indexOf("/backend-api");
+  if (at !== -1) return `${url.origin}${url.pathname.slice(0, at)}/backend-api/wham/usage`;
+  return joinUrl(baseUrl, "/api/codex/usage");
+}
+
+/**
+ * A ChatGPT plan through the Codex backend: Responses at `{baseUrl}/responses` with
+ * `Authorization: Bearer` and `chatgpt-account-id`; the access token refreshed (refresh_token
+ * grant at `tokenUrl`, JSON) before its JWT `exp` and once on a 401, the rotated refresh token
+ * persisted. Usage from `wham/usage`; `usage_limit_reached` with `resets_at` from quota-cache's
+ * Codex parser. Credits are overage: a plan with credits keeps serving, and billing, after its
+ * window, so `billsAfterWindow()` turns true on that evidence.
+ */
+export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
+  const refreshable = refreshableSpec(spec);
+  const tokenUrl = refreshable?.tokenUrl ?? CODEX_DEFAULT_TOKEN_URL;
+  const clientId = refreshable?.clientId ?? CODEX_CLI_CLIENT_ID;
+  const seedFields: Record<string, string> = {};
+  if (refreshable?.accountId) seedFields.accountId = refreshable.accountId;
+  const credential = connectionCredential(spec, deps, {
+    seedFields,
+    seedExpiresAtMs: refreshable?.accessToken ? jwtExpiryMs(refreshable.accessToken) : null,
+    refresher: async (current: StoredCredential) => {
+      if (!current.refreshToken) {
+        throw new ConnectorError({
+          code: "credential_refresh_failed",
+          message: `connection ${spec.id}: the ChatGPT login has no refresh token; run planfirst login import codex`,
+          connectionId: spec.id,
+        });
+      }
+      const answer = await refreshTokenGrant({
+        connectionId: spec.id,
+        tokenUrl,
+        clientId,
+        refreshToken: current.refreshToken,
+        encoding: "json",
+      });
+      const expiresAtMs = answer.expires_in
+        ? deps.now() + answer.expires_in * 1000
+        : jwtExpiryMs(answer.access_token);
+      return {
+        ...current,
+        accessToken: answer.access_token,
+        refreshToken: answer.refresh_token ?? current.refreshToken,
+        expiresAtMs,
+        updatedAtMs: deps.now(),
+      };
+    },
+  });
+  const baseUrl = spec.baseUrl ?? CODEX_DEFAULT_BASE_URL;
+  const url = joinUrl(baseUrl, "/responses");
+  const usageUrl = spec.usageUrl ?? codexUsageUrl(baseUrl);
+  let credits: boolean | null = null;
+
+  const accountHeader = (): string => {
+    const accountId = credential.field("accountId");
+    if (!accountId) {
+      throw new ConnectorError({
+        code: "invalid_connector_config",
+        message: `connection ${spec.id}: the ChatGPT account id is unknown; set credential.accountId or import the login`,
+        connectionId: spec.id,
+      });
+    }
+    return accountId;
+  };
+
+  return {
+    provider: "codex",
+    protocol: "openai-responses",
+    prepare(call) {
+      return withToken(credential, (token) => {
+        const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);
+        headers.authorization = `Bearer ${token}`;
+        headers["chatgpt-account-id"] = accountHeader();
+        return { url, headers };
+      });
+    },
+    usageRequest() {
+      return withToken(credential, (token) => ({
+        url: usageUrl,
+        method: "GET" as const,
+        headers: {
+          accept: "application/json",
+          authorization: `Bearer ${token}`,
+          "chatgpt-account-id": accountHeader(),
+        },
+      }));
+    },
+    parseUsage(payload, observedAtMs) {
+      credits = codexCreditsEvidence({ payload }) ?? credits;
+      return parseCodexUsage(payload, observedAtMs);
+    },
+    classifyFailure(status, headers, body, observedAtMs) {
+      credits = codexCreditsEvidence({ headers }) ?? credits;
+      return parseCodexResponse({ status, headers, body, observedAtMs }).failure ?? null;
+    },
+    observeHeaders(headers) {
+      credits = codexCreditsEvidence({ headers }) ?? credits;
+    },
+    invalidateCredential: (token) => credential.invalidate(token),
+    billsAfterWindow: () => credits,
+  };
+}

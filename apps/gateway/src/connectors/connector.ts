@@ -1,0 +1,128 @@
+import type { QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
+
+/** The wire a connector speaks upstream. */
+export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
+
+/** What the dispatcher tells a connector about one upstream call. */
+export interface ConnectorCall {
+  /** Upstream model id. */
+  model: string;
+  stream: boolean;
+  /**
+   * Identification headers the client sent, lower-case (`user-agent`, `originator`,
+   * `anthropic-beta`, `x-claude-code-session-id`…); forwarded where the connector allows.
+   */
+  clientHeaders?: Readonly<Record<string, string>>;
+}
+
+/** Where one call goes and the headers it needs (auth included); the body is the caller's. */
+export interface PreparedRequest {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The usage endpoint request of a connection. */
+export interface UsageRequest {
+  url: string;
+  method: "GET";
+  headers: Record<string, string>;
+}
+
+/** A provider-specific reading of an error response, when the connector has one. */
+export type ConnectorFailure = UpstreamFailure;
+
+/**
+ * One provider's knowledge: how to authenticate, where to send, how to read usage and what its
+ * error codes mean. Knows no client protocol beyond the wire it speaks upstream.
+ */
+export interface UpstreamConnector {
+  /** Provider id (`codex`, `github-copilot`, `zai`…); quota parsers are chosen by it. */
+  readonly provider: string;
+  readonly protocol: ConnectorProtocol;
+  /**
+   * URL and headers of one call. Synchronous while the credential is a static key or a token still
+   * valid (the hot path stays promise-free); a Promise while a token is loaded, refreshed or
+   * exchanged. Rejects with a ConnectorError naming the connection, never a token.
+   */
+  prepare(call: ConnectorCall): PreparedRequest | Promise<PreparedRequest>;
+  /** The usage endpoint request, or null when the provider has none. */
+  usageRequest(): UsageRequest | null | Promise<UsageRequest | null>;
+  /** Quota windows of a usage-endpoint payload; `observedAtMs` epoch ms. Pure and total. */
+  parseUsage(payload: unknown, observedAtMs: number): QuotaWindow[];
+  /**
+   * The provider-specific meaning of an error response, or null to leave it to the generic
+   * quota-cache parsers. `body` is the response text or parsed JSON. Pure and total.
+   */
+  classifyFailure(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    body: unknown,
+    observedAtMs: number,
+  ): ConnectorFailure | null;
+  /**
+   * Reads billing evidence from the headers of any response, success or not (Codex
+   * `x-codex-credits-*`, Claude overage headers); cheap, call it on every response.
+   */
+  observeHeaders(headers: Readonly<Record<string, string>>): void;
+  /** The upstream answered 401 to `token` (or to the current token when omitted): refresh once. */
+  invalidateCredential(token?: string): void;
+  /**
+   * True when the plan is known to bill after its window (Codex credits, Copilot overage): such a
+   * connection is not `auto/subscription`-safe. Null when the provider has said nothing yet.
+   */
+  billsAfterWindow(): boolean | null;
+}
+
+/** planfirst's own User-Agent, sent when the client did not identify itself. */
+export const PLANFIRST_USER_AGENT = "planfirst-gateway/0.1";
+
+/**
+ * Identification headers for an upstream call: the client's own `user-agent` and the listed
+ * extra headers when the client sent them, else planfirst's own User-Agent. Never invents another
+ * client's identity.
+ */
+export function identityHeaders(
+  call: ConnectorCall,
+  forwarded: readonly string[] = [],
+): Record<string, string> {
+  const client = call.clientHeaders ?? {};
+  const headers: Record<string, string> = {
+    "user-agent": client["user-agent"] || PLANFIRST_USER_AGENT,
+  };
+  for (const name of forwarded) {
+    const value = client[name];
+    if (value) headers[name] = value;
+  }
+  return headers;
+}
+
+/** `base` without trailing slashes followed by `path`. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}${path}`;
+}
+
+/** Header map with lower-case names. */
+export function lowerCaseHeaders(
+  headers: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+/** A JSON body given as text or already parsed, as an object; anything else as null. Total. */
+export function bodyObject(body: unknown): Record<string, unknown> | null {
+  let value = body;
+  if (typeof body === "string") {
+    const text = body.trim();
+    if (!text.startsWith("{") || text.length > 1_000_000) return null;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}

@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { ConnectorError } from "./connector-error";
+
+/** The token endpoint's answer to a refresh_token grant (RFC 6749 §5.1). */
+export const oauthTokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1).optional(),
+  id_token: z.string().min(1).optional(),
+  /** Seconds from now. */
+  expires_in: z.coerce.number().positive().optional(),
+  token_type: z.string().optional(),
+});
+
+/** A parsed refresh_token grant answer; see {@link oauthTokenResponseSchema}. */
+export type OauthTokenResponse = z.infer<typeof oauthTokenResponseSchema>;
+
+/** Options of {@link refreshTokenGrant}. */
+export interface RefreshTokenGrantOptions {
+  connectionId: string;
+  tokenUrl: string;
+  clientId: string;
+  refreshToken: string;
+  /** `json` (OpenAI's auth server) or `form` (RFC 6749 `application/x-www-form-urlencoded`). */
+  encoding: "json" | "form";
+  /** Extra non-secret headers (User-Agent). */
+  headers?: Record<string, string>;
+  /** Whole request, ms; default 15 000. */
+  timeoutMs?: number;
+}
+
+const OAUTH_ERROR_CODE = /^[a-z_]{1,64}$/;
+
+/**
+ * Performs an OAuth refresh_token grant. On a refusal the error names the connection, the
+ * endpoint, the status and the OAuth `error` code (`invalid_grant`…) when it is a plain
+ * identifier; never a token and never the raw body.
+ */
+export async function refreshTokenGrant(
+  options: RefreshTokenGrantOptions,
+): Promise<OauthTokenResponse> {
+  const fields = {
+    grant_type: "refresh_token",
+    refresh_token: options.refreshToken,
+    client_id: options.clientId,
+  };
+  const body =
+    options.encoding === "json" ? JSON.stringify(fields) : new URLSearchParams(fields).toString();
+  const where = `connection ${options.connectionId}: token refresh at ${options.tokenUrl}`;
+  let response: Response;
+  try {
+    response = await fetch(options.tokenUrl, {
+      method: "POST",
+      headers: {
+        "content-type":
+          options.encoding === "json" ? "application/json" : "application/x-www-form-urlencoded",
+        accept: "application/json",
+        ...options.headers,
+      },
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+  } catch (error) {
+    throw new ConnectorError({
+      code: "credential_refresh_failed",
+      message: `${where} could not be reached (${error instanceof Error ? error.name : "error"})`,
+      connectionId: options.connectionId,
+    });
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const code = oauthErrorCode(json);
+    throw new ConnectorError({
+      code: "credential_refresh_failed",
+      message: `${where} answered ${response.status}${code ? ` (${code})` : ""}`,
+      connectionId: options.connectionId,
+      upstreamStatus: response.status,
+    });
+  }
+  const parsed = oauthTokenResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ConnectorError({
+      code: "credential_refresh_failed",
+      message: `${where} answered ${response.status} without an access_token`,
+      connectionId: options.connectionId,
+      upstreamStatus: response.status,
+    });
+  }
+  return parsed.data;
+}
+
+function oauthErrorCode(json: unknown): string | null {
+  if (typeof json !== "object" || json === null) return null;
+  const error = (json as Record<string, unknown>).error;
+  const code =
+    typeof error === "string"
+      ? error
+      : typeof error === "object" && error !== null
+        ? (error as Record<string, unknown>).code
+        : undefined;
+  return typeof code === "string" && OAUTH_ERROR_CODE.test(code) ? code : null;
+}
+
+/**
+ * The `exp` claim of a JWT as epoch ms, or null when the token is not a JWT or has none. Reads
+ * the claim only; the signature is the upstream's business.
+ */
+export function jwtExpiryMs(token: string): number | null {
+  const parts = token.split(".");
+  if (parts.length !== 3 || !parts[1]) return null;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
+    const exp = (claims as Record<string, unknown> | null)?.exp;
+    return typeof exp === "number" && Number.isFinite(exp) ? Math.round(exp * 1000) : null;
+  } catch {
+    return null;
+  }
+}
