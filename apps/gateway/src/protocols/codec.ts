@@ -1,0 +1,92 @@
+import type { IrRequest, IrResponse, IrStreamError, IrStreamPart } from "./ir";
+import type { SseEvent } from "./types";
+
+/** The client APIs the hub speaks, one codec each. */
+export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses";
+
+/** An encoded body and the source fields dropped on the way (JSON paths, for `x-planfirst-dropped`). */
+export interface Encoded<T> {
+  body: T;
+  dropped: string[];
+}
+
+/** Options of {@link Codec.encodeRequest}. */
+export interface EncodeRequestOptions {
+  /** The concrete upstream model id that replaces the client's (possibly `auto/...`) model. */
+  model: string;
+  /** Whether the upstream is asked to stream. */
+  stream: boolean;
+}
+
+/** Options of {@link Codec.encodeResponse} and {@link Codec.encodeStream}. */
+export interface EncodeResponseOptions {
+  /** The concrete model that served the request, shown to the client. */
+  model: string;
+  /** Clock for `created` fields, epoch milliseconds. Injected: codecs never read the clock. */
+  nowMs: number;
+  /**
+   * The decoded client request, when known: lets an encoder give back what the client asked for
+   * (tool kinds, whether chat usage chunks were asked for).
+   */
+  request?: IrRequest;
+}
+
+/** Turns upstream SSE events into hub stream parts. */
+export interface StreamDecoder {
+  /** The parts one upstream event carries, in order ([] for pings and framing). */
+  push(event: SseEvent): IrStreamPart[];
+  /**
+   * The upstream body ended: [] when the stream completed, else one `error` part (the upstream
+   * was cut). Never a silent end.
+   */
+  end(): IrStreamPart[];
+}
+
+/** Turns hub stream parts into client SSE events. */
+export interface StreamEncoder {
+  /** The client events for one part. After a `finish` or `error` part, returns []. */
+  push(part: IrStreamPart): SseEvent[];
+  /** The protocol's explicit error frames ending the stream now ([] once it has ended). */
+  fail(error: IrStreamError): SseEvent[];
+}
+
+/**
+ * The same-protocol relay's view of a protocol: which frames it must read (usage, finish,
+ * errors, the end) and what ends a stream. All other frames are copied byte for byte.
+ */
+export interface RelayProfile {
+  /** True when the frame may carry usage, a finish, an error or the end and must be decoded. */
+  tracks(event: string | undefined, data: string): boolean;
+  /** True for the protocol's terminal frame (chat `[DONE]`, Anthropic `message_stop`, Responses `response.completed`). */
+  isTerminal(event: string | undefined, data: string): boolean;
+  /** Frames the client still needs after a completed stream whose terminal frame never came. */
+  terminator: SseEvent[];
+}
+
+/**
+ * One client API, both ways. Codecs are pure: they know no provider, no connector and no HTTP;
+ * they throw `ProtocolError` for a body they cannot read or a field the target cannot honour.
+ */
+export interface Codec {
+  readonly protocol: ProtocolName;
+  /** Reads a client body of this protocol. Unknown fields are refused or dropped per the degrade policy. */
+  decodeRequest(body: unknown): IrRequest;
+  /** Writes the upstream body of this protocol for a request that came in another protocol. */
+  encodeRequest(
+    request: IrRequest,
+    options: EncodeRequestOptions,
+  ): Encoded<Record<string, unknown>>;
+  /** Reads a non-stream upstream body of this protocol. */
+  decodeResponse(body: unknown): IrResponse;
+  /** Writes the client body of this protocol for an answer from another protocol. */
+  encodeResponse(
+    response: IrResponse,
+    options: EncodeResponseOptions,
+  ): Encoded<Record<string, unknown>>;
+  /** A decoder for one upstream stream of this protocol. */
+  decodeStream(): StreamDecoder;
+  /** An encoder for one client stream of this protocol. */
+  encodeStream(options: EncodeResponseOptions): StreamEncoder;
+  /** How the same-protocol relay reads this protocol's streams. */
+  readonly relay: RelayProfile;
+}

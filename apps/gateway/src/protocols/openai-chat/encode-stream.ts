@@ -1,0 +1,139 @@
+import type { EncodeResponseOptions, StreamEncoder } from "../codec";
+import type { IrStreamError, IrStreamPart, IrUsage } from "../ir";
+import type { Json } from "../ir/guards";
+import type { SseEvent } from "../types";
+import { chatCompletionId } from "./encode-response";
+import { finishToChat } from "./finish-reason";
+import { usageToChat } from "./openai-chat-api";
+
+/**
+ * An encoder of one chat completions stream for a chat client. Ends with the finish chunk, the
+ * usage chunk (`choices: []`, when the client asked for `stream_options.include_usage`, or
+ * always when the request is not known) and `data: [DONE]`; an error ends it with
+ * `data: {"error":{…}}` and no `[DONE]`, so the client cannot take a cut answer for a whole one.
+ */
+export function encodeChatStream(options: EncodeResponseOptions): StreamEncoder {
+  return new ChatStreamEncoder(options);
+}
+
+class ChatStreamEncoder implements StreamEncoder {
+  private id = chatCompletionId(undefined);
+  private readonly created: number;
+  private started = false;
+  private closed = false;
+  private usage: IrUsage | null = null;
+  private readonly kinds = new Map<number, "function" | "custom">();
+  private readonly includeUsage: boolean;
+
+  constructor(private readonly options: EncodeResponseOptions) {
+    this.created = Math.floor(options.nowMs / 1000);
+    this.includeUsage = options.request ? options.request.includeStreamUsage === true : true;
+  }
+
+  push(part: IrStreamPart): SseEvent[] {
+    if (this.closed) return [];
+    const out: SseEvent[] = [];
+    if (part.type === "start") {
+      if (part.id) this.id = chatCompletionId(part.id);
+      this.begin(out);
+      return out;
+    }
+    if (part.type === "error") return this.fail(part.error);
+    this.begin(out);
+    switch (part.type) {
+      case "text-delta":
+        out.push(this.chunk({ content: part.text }));
+        break;
+      case "reasoning-delta":
+        out.push(this.chunk({ reasoning_content: part.text }));
+        break;
+      case "tool-call-start":
+        this.kinds.set(part.callIndex, part.kind);
+        out.push(
+          this.chunk({
+            tool_calls: [
+              part.kind === "custom"
+                ? {
+                    index: part.callIndex,
+                    id: part.id,
+                    type: "custom",
+                    custom: { name: part.name, input: "" },
+                  }
+                : {
+                    index: part.callIndex,
+                    id: part.id,
+                    type: "function",
+                    function: { name: part.name, arguments: "" },
+                  },
+            ],
+          }),
+        );
+        break;
+      case "tool-call-delta": {
+        const custom = this.kinds.get(part.callIndex) === "custom";
+        out.push(
+          this.chunk({
+            tool_calls: [
+              custom
+                ? { index: part.callIndex, custom: { input: part.delta } }
+                : { index: part.callIndex, function: { arguments: part.delta } },
+            ],
+          }),
+        );
+        break;
+      }
+      case "usage":
+        this.usage = part.usage;
+        break;
+      case "finish":
+        this.closed = true;
+        out.push(this.chunk({}, finishToChat(part.reason)));
+        if (this.includeUsage && this.usage) {
+          out.push({
+            data: JSON.stringify({ ...this.base(), choices: [], usage: usageToChat(this.usage) }),
+          });
+        }
+        out.push({ data: "[DONE]" });
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  fail(error: IrStreamError): SseEvent[] {
+    if (this.closed) return [];
+    this.closed = true;
+    return [
+      {
+        data: JSON.stringify({
+          error: { message: error.message, type: error.type, code: error.code },
+        }),
+      },
+    ];
+  }
+
+  private begin(out: SseEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    out.push(this.chunk({ role: "assistant", content: "" }));
+  }
+
+  private base(): Json {
+    return {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.options.model,
+    };
+  }
+
+  private chunk(delta: Json, finish: string | null = null): SseEvent {
+    return {
+      data: JSON.stringify({
+        ...this.base(),
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      }),
+    };
+  }
+}
