@@ -3,7 +3,14 @@ export type SpendLedgerErrorCode =
   /** An argument or option failed validation; `path` names it and `allowed` says what is accepted. */
   | "invalid_argument"
   /** The store could not complete an operation (database or Redis failure); see `cause`. */
-  | "store_failure";
+  | "store_failure"
+  /**
+   * The shared store (Redis) cannot be reached right now; nothing was reserved. Refuse the paid
+   * request or skip the paid rung, and try again later.
+   */
+  | "store_unavailable"
+  /** Another process owns the SQLite spend store (or journal) file; the message names it. */
+  | "store_locked";
 
 const MARKER = Symbol.for("planfirst.error.SpendLedgerError");
 

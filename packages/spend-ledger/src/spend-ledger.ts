@@ -91,6 +91,11 @@ export interface SettleResult {
   record: SpendRecord | null;
   /** How far the actual cost exceeded the reservation, in micro-USD (0 when within it). */
   overReservationMicroUsd: MicroUsd;
+  /**
+   * Present and true when the store was unreachable and the settle went to the store's local
+   * journal instead; it is booked when the store is back (once: replay is idempotent).
+   */
+  journaled?: true;
 }
 
 /** A per-rung budget gate that reserves before a request is dispatched and settles after. */
@@ -107,6 +112,13 @@ export interface SpendLedger {
    * reservation's window, with a record. An actual cost above the reservation is booked in full:
    * it was spent, and it is the one way spend can pass a budget. A settle after the reservation
    * expired still books. Idempotent per reservation id.
+   *
+   * The promise resolves once the booking is durable (SQLite: its batch is committed; Redis: the
+   * script ran, or the store was unreachable and the settle is in the local journal, `journaled`).
+   * The client's response need not wait for it: a caller may leave it unawaited as long as it
+   * handles a rejection, and calls {@link SpendLedger.flush} (or the store's `close()`) before it
+   * exits. A crash before the settle is durable leaves the reservation held until it expires:
+   * the books over-count for a while, never under-count.
    */
   settle(
     reservation: Reservation,
@@ -138,6 +150,11 @@ export interface SpendLedger {
   records(query?: SpendRecordQuery): Promise<SpendRecord[]>;
   /** Resolves when the store is ready. */
   ready(): Promise<void>;
+  /**
+   * Resolves when every reserve, settle and release accepted so far is durable in the store.
+   * Call it before exiting when settles were not awaited.
+   */
+  flush(): Promise<void>;
 }
 
 /** True when `reserve()` refused: narrows its result to {@link ReservationRefusal}. */
@@ -279,13 +296,15 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         nowMs,
         record,
       });
-      return {
+      const settled: SettleResult = {
         booked: result.booked,
         record: result.booked ? record : null,
         overReservationMicroUsd: result.booked
           ? Math.max(0, costMicroUsd - reservation.amountMicroUsd)
           : 0,
       };
+      if (result.journaled) settled.journaled = true;
+      return settled;
     },
 
     async release(reservation) {
@@ -316,6 +335,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     currentWindowKey: () => keyAt(now()),
     records: (query = {}) => store.records(query),
     ready: () => store.ready(),
+    flush: () => store.flush?.() ?? Promise.resolve(),
   };
 }
 

@@ -40,6 +40,11 @@ export interface StoreSettleRequest {
 /** Outcome of a settle: `booked` is false when the reservation was already settled or released. */
 export interface StoreSettleResult extends WindowTotals {
   booked: boolean;
+  /**
+   * True when the backend was unreachable and the settle was written to a local journal, to be
+   * booked when the backend is back; the totals are then the last ones known.
+   */
+  journaled?: boolean;
 }
 
 /** What the ledger asks a store to release. */
@@ -75,6 +80,12 @@ export interface SpendStore {
   totals(rung: string, windowKey: string, nowMs: number): WindowTotals | null;
   /** Settled records in `time` order. */
   records(query: SpendRecordQuery): Promise<SpendRecord[]>;
+  /**
+   * Resolves when every write accepted so far is durable (a store that commits in batches, or
+   * journals writes while its backend is away, drains them); absent means every write is durable
+   * when its promise resolves.
+   */
+  flush?(): Promise<void>;
   /** Releases connections and handles the store opened itself. */
   close(): Promise<void>;
 }

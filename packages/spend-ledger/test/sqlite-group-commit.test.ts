@@ -1,0 +1,128 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { createSpendLedger, isRefusal, type Reservation } from "../src/index";
+import { createSqliteSpendStore } from "../src/sqlite";
+import { makeTempDir } from "./temp-dir";
+
+const nowMs = Date.UTC(2026, 10, 30, 9);
+const usage = { model: "gpt-4.1-mini", inputTokens: 100, outputTokens: 10 };
+const request = (index: number, maxCostUsd = 0.01) => ({
+  rung: "cheap",
+  connectionId: "openai",
+  model: "gpt-4.1-mini",
+  maxCostUsd,
+  requestId: `group-${index}`,
+});
+
+/** A second, plain connection on the file: it sees only what is committed. */
+function committedCounts(path: string) {
+  const reader = new Database(path, { readonly: true });
+  try {
+    const count = (sql: string) => (reader.prepare(sql).get() as { n: number }).n;
+    return {
+      reservations: count("SELECT COUNT(*) AS n FROM spend_reservation"),
+      records: count("SELECT COUNT(*) AS n FROM spend_record"),
+    };
+  } finally {
+    reader.close();
+  }
+}
+
+describe("SQLite group commit", () => {
+  const temp = makeTempDir();
+  afterAll(() => temp.remove());
+
+  it("commits everything queued in one turn as one transaction, and resolves only after it", async () => {
+    const path = join(temp.dir, "batch.db");
+    const store = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const before = store.commitStats();
+    const pending = Array.from({ length: 64 }, (_, index) => ledger.reserve(request(index)));
+    // Admission is already decided in memory; nothing is on disk yet.
+    expect(ledger.reservedUsd("cheap")).toBe(0.64);
+    expect(committedCounts(path).reservations).toBe(0);
+    const held = (await Promise.all(pending)) as Reservation[];
+    expect(held.every((result) => !isRefusal(result))).toBe(true);
+    expect(committedCounts(path).reservations).toBe(64);
+    expect(store.commitStats()).toEqual({
+      batches: before.batches + 1,
+      writes: before.writes + 64,
+    });
+
+    const settles = held.map((reservation) => ledger.settle(reservation, 0.005, usage));
+    expect(ledger.spentUsd("cheap")).toBe(0.32);
+    expect(committedCounts(path).records).toBe(0);
+    await Promise.all(settles);
+    expect(committedCounts(path).records).toBe(64);
+    expect(store.commitStats().batches).toBe(before.batches + 2);
+    await store.close();
+  });
+
+  it("admits in memory exactly up to the budget while the batch is still queued", async () => {
+    const path = join(temp.dir, "admit.db");
+    const store = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 0.1 }, now: () => nowMs });
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => ledger.reserve(request(index, 0.004))),
+    );
+    expect(results.filter((result) => !isRefusal(result))).toHaveLength(25);
+    expect(committedCounts(path).reservations).toBe(25);
+    await store.close();
+  });
+
+  it("a settle the caller does not await is durable after flush(), and close() drains the queue", async () => {
+    const path = join(temp.dir, "drain.db");
+    const store = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const first = await ledger.reserve(request(1));
+    const second = await ledger.reserve(request(2));
+    if (isRefusal(first) || isRefusal(second)) throw new Error("refused");
+    void ledger.settle(first, 0.004, usage);
+    await ledger.flush();
+    expect(committedCounts(path).records).toBe(1);
+    void ledger.settle(second, 0.003, usage);
+    await store.close();
+    expect(committedCounts(path).records).toBe(2);
+
+    const reopened = createSqliteSpendStore({ path });
+    const again = createSpendLedger({
+      store: reopened,
+      budgetsUsd: { cheap: 1 },
+      now: () => nowMs,
+    });
+    expect(again.spentUsd("cheap")).toBe(0.007);
+    expect(again.reservedUsd("cheap")).toBe(0);
+    await reopened.close();
+  });
+
+  it("a batch that cannot commit fails its operations and takes their effects back out", async () => {
+    const path = join(temp.dir, "busy.db");
+    const store = createSqliteSpendStore({ path, busyTimeoutMs: 20 });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const kept = await ledger.reserve(request(0, 0.2));
+    if (isRefusal(kept)) throw new Error("refused");
+
+    // Another connection holds the write lock past the busy timeout.
+    const blocker = new Database(path);
+    blocker.exec("BEGIN IMMEDIATE");
+    const reserve = ledger.reserve(request(1, 0.5));
+    const settle = ledger.settle(kept, 0.1, usage);
+    expect(ledger.reservedUsd("cheap")).toBe(0.5);
+    await expect(reserve).rejects.toMatchObject({
+      name: "SpendLedgerError",
+      code: "store_failure",
+    });
+    await expect(settle).rejects.toMatchObject({ code: "store_failure" });
+    expect(ledger.reservedUsd("cheap")).toBe(0.2);
+    expect(ledger.spentUsd("cheap")).toBe(0);
+    blocker.exec("ROLLBACK");
+    blocker.close();
+
+    // The settle can be retried: it was not booked.
+    expect((await ledger.settle(kept, 0.1, usage)).booked).toBe(true);
+    expect(ledger.spentUsd("cheap")).toBe(0.1);
+    expect(committedCounts(path).records).toBe(1);
+    await store.close();
+  });
+});
