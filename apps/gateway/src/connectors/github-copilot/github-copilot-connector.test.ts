@@ -1,0 +1,159 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ConnectorCall, PreparedRequest } from "../connector";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorSpec } from "../connector-spec";
+import {
+  createSqliteCredentialPersistence,
+  type SqliteCredentialPersistence,
+} from "../sqlite-credential-persistence";
+import { createGithubCopilotConnector, nextMonthlyResetIso } from "./github-copilot-connector";
+
+let clockMs = Date.UTC(2026, 11, 1, 9, 0, 0);
+let fakes: FakePlanProviders;
+let dir: string;
+let file: string;
+let persistence: SqliteCredentialPersistence;
+let run = 0;
+
+beforeAll(async () => {
+  fakes = await startFakePlanProviders({ now: () => clockMs });
+  dir = await mkdtemp(join(tmpdir(), "planfirst-copilot-"));
+});
+afterAll(async () => {
+  await fakes.close();
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  run += 1;
+  file = join(dir, `copilot-${run}.db`);
+  persistence = createSqliteCredentialPersistence(file);
+  return () => persistence.close();
+});
+
+const call: ConnectorCall = { model: "gpt-5", stream: false };
+
+function spec(
+  overrides: Partial<ConnectorSpec> = {},
+  githubToken = fakes.copilot.githubToken,
+): ConnectorSpec {
+  return {
+    id: "copilot",
+    provider: "github-copilot",
+    authType: "oauth",
+    protocol: "openai",
+    usageUrl: fakes.copilot.userUrl,
+    credential: { githubToken, tokenUrl: fakes.copilot.tokenUrl },
+    ...overrides,
+  };
+}
+
+const connector = (s: ConnectorSpec) =>
+  createGithubCopilotConnector(s, { persistence, now: () => clockMs });
+
+function send(prepared: PreparedRequest) {
+  return fetch(prepared.url, {
+    method: "POST",
+    headers: prepared.headers,
+    body: JSON.stringify({ model: "gpt-5", messages: [{ role: "user", content: "hi" }] }),
+  });
+}
+
+describe("github-copilot connector", () => {
+  it("exchanges the GitHub token, finds the API base in copilot_internal/user, and sends only the session token", async () => {
+    const c = connector(spec());
+    const prepared = await c.prepare(call);
+    expect(prepared.url).toBe(`${fakes.copilot.apiBaseUrl}/chat/completions`);
+    expect(prepared.headers.authorization).toMatch(/^Bearer tid=fake/);
+    expect(JSON.stringify(prepared)).not.toContain(fakes.copilot.githubToken);
+    expect(prepared.headers["user-agent"]).toMatch(/^planfirst/);
+    expect(prepared.headers["editor-version"]).toBeUndefined();
+    expect((await send(prepared)).status).toBe(200);
+    expect(c.prepare(call)).not.toBeInstanceOf(Promise);
+    const exchange = fakes.hits.find((hit) => hit.path === "/copilot_internal/v2/token");
+    expect(exchange?.scheme).toBe("token");
+  });
+
+  it("uses a configured baseUrl without asking the user endpoint", async () => {
+    const c = connector(spec({ baseUrl: "http://127.0.0.1:9/mirror" }));
+    const userHits = fakes.hits.filter((hit) => hit.path === "/copilot_internal/user").length;
+    const prepared = await c.prepare(call);
+    expect(prepared.url).toBe("http://127.0.0.1:9/mirror/chat/completions");
+    expect(fakes.hits.filter((hit) => hit.path === "/copilot_internal/user").length).toBe(userHits);
+  });
+
+  it("re-exchanges 5 minutes before expires_at, and once on a 401 for concurrent callers", async () => {
+    const c = connector(spec());
+    await c.prepare(call);
+    const before = fakes.copilot.exchanges;
+    clockMs += 1800_000 - 299_000;
+    await c.prepare(call);
+    expect(fakes.copilot.exchanges).toBe(before + 1);
+
+    const current = await c.prepare(call);
+    fakes.copilot.expireSessionTokens();
+    expect((await send(current)).status).toBe(401);
+    c.invalidateCredential(current.headers.authorization!.slice("Bearer ".length));
+    const retries = await Promise.all([c.prepare(call), c.prepare(call), c.prepare(call)]);
+    expect(fakes.copilot.exchanges).toBe(before + 2);
+    expect((await send(retries[2]!)).status).toBe(200);
+  });
+
+  it("keeps the session token in the SQLite file for the next start", async () => {
+    await connector(spec()).prepare(call);
+    persistence.close();
+    persistence = createSqliteCredentialPersistence(file);
+    const before = fakes.copilot.exchanges;
+    await connector(spec({ baseUrl: fakes.copilot.apiBaseUrl })).prepare(call);
+    expect(fakes.copilot.exchanges).toBe(before);
+  });
+
+  it("a refused exchange names the connection, never the GitHub token", async () => {
+    const error = await Promise.resolve(
+      connector(spec({}, "gho_wrongTokenValue123")).prepare(call),
+    ).catch((e: unknown) => e);
+    expect(ConnectorError.isInstance(error)).toBe(true);
+    const text = JSON.stringify(error, Object.getOwnPropertyNames(error));
+    expect(text).toContain("connection copilot");
+    expect(text).toContain("401");
+    expect(text).not.toContain("gho_wrongTokenValue123");
+  });
+
+  it("polls quota_snapshots with the GitHub token and reads overage_permitted", async () => {
+    const c = connector(spec());
+    const request = await c.usageRequest();
+    expect(request!.headers.authorization).toBe(`token ${fakes.copilot.githubToken}`);
+    const response = await fetch(request!.url, { headers: request!.headers });
+    const windows = c.parseUsage(await response.json(), clockMs);
+    expect(windows.find((w) => w.windowId === "premium_interactions")).toMatchObject({
+      remainingPercent: 80,
+    });
+    expect(c.billsAfterWindow()).toBe(false);
+  });
+
+  it("classifies a 402 quota_exceeded as exhaustion until the monthly reset", async () => {
+    const c = connector(spec());
+    const prepared = await c.prepare(call);
+    fakes.copilot.exhausted = true;
+    const response = await send(prepared);
+    fakes.copilot.exhausted = false;
+    const failure = c.classifyFailure(response.status, {}, await response.text(), clockMs);
+    expect(failure).toMatchObject({
+      kind: "window_exhausted",
+      code: "quota_exceeded",
+      resetAt: nextMonthlyResetIso(clockMs),
+    });
+    expect(
+      c.classifyFailure(
+        429,
+        { "retry-after": "120" },
+        { error: { code: "user_weekly_rate_limited" } },
+        clockMs,
+      )?.kind,
+    ).toBe("window_exhausted");
+    expect(nextMonthlyResetIso(Date.UTC(2026, 11, 31, 23))).toBe("2027-01-01T00:00:00.000Z");
+  });
+});
