@@ -11,7 +11,15 @@ export type { HysteresisBand } from "./hysteresis";
 export { nextExhaustionLatch } from "./hysteresis";
 export { createMemoryQuotaStore } from "./memory-store";
 export { scopeAppliesToModel } from "./model-scope";
-export type { ObserveFailureOptions, QuotaCache, QuotaCacheOptions } from "./quota-cache";
+export type { OverageEvidence, OverageObservation } from "./overage-evidence";
+export { parseOverageObservation } from "./overage-evidence";
+export type {
+  KnownReset,
+  ObserveFailureOptions,
+  ProbeLease,
+  QuotaCache,
+  QuotaCacheOptions,
+} from "./quota-cache";
 export { createQuotaCache } from "./quota-cache";
 export type { QuotaState, QuotaWindow, QuotaWindowScope } from "./quota-state";
 export { clampCooldownToReset, isStateStaleForReset } from "./quota-state";
@@ -21,6 +29,7 @@ export type {
   QuotaStoreLogger,
   QuotaStoreRecord,
 } from "./quota-store";
+export { QUOTA_STORE_BUCKETS } from "./quota-store";
 export type {
   RefreshOutcome,
   RefreshScheduler,
@@ -33,6 +42,7 @@ export type {
   ResponseInput,
   ResponseSignalParser,
   UsagePayloadParser,
+  UsageSignals,
 } from "./signals";
 export {
   OPENROUTER_FREE_SCOPE,
@@ -57,8 +67,20 @@ export {
   parseResponseSignals,
   parseRetryAfter,
   parseUsagePayload,
+  parseUsageSignals,
+  readFlag,
   USAGE_ENDPOINT_PARSERS,
+  usagePayloadEvidence,
 } from "./signals";
+export type { ImplausibleTime } from "./time-plausibility";
+export {
+  isPlausibleInstant,
+  LONGEST_WINDOW_MS,
+  latestPlausibleMs,
+  PLAUSIBILITY_SKEW_MS,
+  UNKNOWN_WINDOW_MS,
+  windowHorizonMs,
+} from "./time-plausibility";
 export type {
   OverageSignal,
   ResponseSignals,

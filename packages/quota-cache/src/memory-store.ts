@@ -1,4 +1,4 @@
-import { createRecordMirror, type QuotaStore } from "./quota-store";
+import { createLocalLeases, createRecordMirror, type QuotaStore } from "./quota-store";
 
 /**
  * A store that lives in this process only: the default of the cache and the cooldown book, and
@@ -6,6 +6,7 @@ import { createRecordMirror, type QuotaStore } from "./quota-store";
  */
 export function createMemoryQuotaStore(): QuotaStore {
   const mirror = createRecordMirror();
+  const leases = createLocalLeases();
   return {
     list: (bucket, connectionId) => mirror.list(bucket, connectionId),
     connectionIds: (bucket) => mirror.connectionIds(bucket),
@@ -13,6 +14,8 @@ export function createMemoryQuotaStore(): QuotaStore {
     remove: (bucket, connectionId, key) => {
       mirror.delete(bucket, connectionId, key);
     },
+    acquireLease: async (name, holder, ttlMs, nowMs) => leases.acquire(name, holder, ttlMs, nowMs),
+    releaseLease: async (name, holder) => leases.release(name, holder),
     ready: async () => {},
     close: async () => {},
   };

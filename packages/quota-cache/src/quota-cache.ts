@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { CooldownBook } from "./cooldown-book";
 import { assertNumberOption } from "./errors";
 import { nextExhaustionLatch } from "./hysteresis";
 import { createMemoryQuotaStore } from "./memory-store";
 import { scopeAppliesToModel } from "./model-scope";
+import { type OverageObservation, parseOverageObservation } from "./overage-evidence";
 import type { QuotaState, QuotaWindow } from "./quota-state";
 import type { QuotaStore } from "./quota-store";
 import { isPlausibleInstant } from "./time-plausibility";
@@ -40,7 +42,33 @@ export interface ObserveFailureOptions {
   model?: string;
 }
 
-/** Live quota state per connection and window. Every method is synchronous and never throws. */
+/** A probe lease taken with {@link QuotaCache.tryAcquireProbe} (rule P1). */
+export interface ProbeLease {
+  connectionId: string;
+  /** Random id of this lease; only its holder can release it. */
+  holder: string;
+  /** ISO instant the lease lapses by itself if never released. */
+  expiresAt: string;
+  /** Gives the lease back (after the probe's answer was observed). Never rejects; idempotent. */
+  release(): Promise<void>;
+}
+
+/** One known reset instant of a connection's window, for the gateway's reset timers (S2a). */
+export interface KnownReset {
+  connectionId: string;
+  windowId: string;
+  /** Scope model, when the window gates one model only. */
+  model?: string;
+  /** ISO-8601 reset instant. */
+  resetAt: string;
+  /** Where the reading came from (`header`, `endpoint`, `failure`…). */
+  source: string;
+}
+
+/**
+ * Live quota state per connection and window. Every method is synchronous and never throws,
+ * except the probe lease calls, which return promises that never reject.
+ */
 export interface QuotaCache {
   /**
    * Merges readings for a connection by (windowId, scope model): a newer `observedAt` replaces
@@ -69,6 +97,45 @@ export interface QuotaCache {
    * every connection the store holds readings for.
    */
   needsRefresh(connectionIds?: readonly string[]): string[];
+  /**
+   * Stores live overage evidence (ladder.md §14) for the connection, in the same store as the
+   * readings (so on Redis it reaches every replica through the same pub/sub path). The store
+   * keeps the newest `on` and the newest `off` apart, so a newer `off` never hides a fresh `on`
+   * (E3: `on` wins while both are fresh) and an older one is ignored. A Copilot `overageCount`
+   * higher than the last one held also records an `on` (`copilot-overage-count`). Malformed input
+   * is ignored.
+   */
+  observeEvidence(connectionId: string, observation: OverageObservation): void;
+  /**
+   * The evidence held for the connection: at most the newest `on` and the newest `off`, newest
+   * first (`on` first on a tie); `[]` when none. Hand it to `effectiveOverage` of
+   * `@planfirst/connection-billing`, which decides freshness; the cache applies no rule here.
+   */
+  overageEvidence(connectionId: string): OverageObservation[];
+  /**
+   * P3: records that a hard-stop plan answered 2xx with no quota reading: a `served` window
+   * (see `QuotaWindow.served`), scoped to `model` when given, observed now. `get` then reads
+   * `available` with `remainingPercent` null until the next failure (`observeFailure` of any
+   * kind), the next real reading (`observe`) or `ttlMs`.
+   */
+  recordServed(connectionId: string, model?: string): void;
+  /**
+   * P1: takes the probe lease of the connection for `ttlMs` (ms; use the connection's timeout),
+   * so only one probe is in flight: across replicas on Redis (`SET NX PX`), per process on memory
+   * and SQLite. Resolves to the lease, or null when another probe holds it. Never rejects.
+   */
+  tryAcquireProbe(connectionId: string, ttlMs: number): Promise<ProbeLease | null>;
+  /**
+   * True while this process holds a probe lease of the connection, or was refused one within
+   * the refused lease's `ttlMs` (another replica's probe). For S2b's `Retry-After: 1`.
+   */
+  isProbeInFlight(connectionId: string): boolean;
+  /**
+   * S2a: every live window's reset instant, soonest first, for the given connections (default:
+   * every connection with readings). Includes resets already passed but still reported (they
+   * make the reading stale, S2), so a timer set from them fires at once.
+   */
+  knownResets(connectionIds?: readonly string[]): KnownReset[];
 }
 
 const QUOTA_FAILURES = new Set(["window_exhausted", "credits_exhausted"]);
@@ -124,6 +191,7 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
 
   // Stored records are replaced, never mutated, so each is parsed once per cache.
   const parsed = new WeakMap<object, WindowRecord | null>();
+  const parsedEvidence = new WeakMap<object, OverageObservation | null>();
 
   function records(connectionId: string): { key: string; record: WindowRecord }[] {
     const out: { key: string; record: WindowRecord }[] = [];
@@ -209,8 +277,36 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
       const record: WindowRecord = { window, latched, origin: "reading" };
       store.put("windows", { connectionId, key, rev: observedMs, value: record });
     }
+    // A real reading replaces a probe's `served` verification (P3).
+    if (windows.some((input) => normaliseWindow(input) !== undefined)) {
+      for (const entry of held) if (entry.record.window.served) superseded.add(entry.key);
+    }
     for (const key of superseded) store.remove("windows", connectionId, key);
     releaseCooldowns(connectionId);
+  }
+
+  function dropServed(connectionId: string): void {
+    for (const entry of records(connectionId)) {
+      if (entry.record.window.served) store.remove("windows", connectionId, entry.key);
+    }
+  }
+
+  function recordServed(connectionId: string, model?: string): void {
+    const nowMs = now();
+    const scopeModel = model?.trim() || undefined;
+    const window: QuotaWindow = {
+      windowId: "served",
+      remainingPercent: null,
+      resetAt: null,
+      status: "ok",
+      source: "probe",
+      observedAt: new Date(nowMs).toISOString(),
+      served: true,
+    };
+    if (scopeModel) window.scope = { model: scopeModel };
+    const key = windowRecordKey("served", scopeModel);
+    const record: WindowRecord = { window, latched: false, origin: "reading" };
+    store.put("windows", { connectionId, key, rev: nowMs, value: record });
   }
 
   function observeFailure(
@@ -218,6 +314,8 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     failure: UpstreamFailure,
     failureOptions: ObserveFailureOptions = {},
   ): void {
+    // Any failure ends a probe's `served` verification (P3).
+    dropServed(connectionId);
     if (!QUOTA_FAILURES.has(failure.kind)) return;
     const nowMs = now();
     const scopeModel = failure.scope
@@ -267,8 +365,14 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
       binding.remainingPercent === null && binding.status === "exhausted"
         ? 0
         : binding.remainingPercent;
+    // P3: a probe's 2xx verified headroom even though no percentage is known.
+    const served = applicable.some((record) => record.window.served === true);
     return {
-      status: exhausted ? "exhausted" : remainingPercent === null ? "unknown" : "available",
+      status: exhausted
+        ? "exhausted"
+        : remainingPercent === null && !served
+          ? "unknown"
+          : "available",
       remainingPercent,
       resetAt: binding.resetAt,
       // The oldest applicable reading: a state is only as fresh as its stalest window.
@@ -302,5 +406,128 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     return ids.filter((id) => !cooldowns?.isCoolingDown(id) && isDue(id, nowMs));
   }
 
-  return { observe, observeFailure, get, needsRefresh };
+  function evidenceRecords(connectionId: string): OverageObservation[] {
+    const out: OverageObservation[] = [];
+    for (const stored of store.list("evidence", connectionId)) {
+      let observation = parsedEvidence.get(stored);
+      if (observation === undefined) {
+        observation = parseOverageObservation(stored.value) ?? null;
+        parsedEvidence.set(stored, observation);
+      }
+      if (observation) out.push(observation);
+    }
+    return out;
+  }
+
+  function putEvidence(connectionId: string, observation: OverageObservation): void {
+    store.put("evidence", {
+      connectionId,
+      key: observation.evidence,
+      rev: Date.parse(observation.observedAt),
+      value: observation,
+    });
+  }
+
+  function observeEvidence(connectionId: string, input: OverageObservation): void {
+    const observation = parseOverageObservation(input);
+    if (!observation) return;
+    const held = evidenceRecords(connectionId);
+    const count = observation.overageCount;
+    const heldCounts = held.flatMap((h) => (h.overageCount === undefined ? [] : [h.overageCount]));
+    if (count !== undefined && heldCounts.length > 0 && count > Math.max(...heldCounts)) {
+      // Premium requests were billed since the last reading: proof the account bills (E1).
+      putEvidence(connectionId, {
+        evidence: "on",
+        observedAt: observation.observedAt,
+        source: "copilot-overage-count",
+        detail: `overage_count ${Math.max(...heldCounts)} → ${count}`,
+        overageCount: count,
+      });
+    }
+    putEvidence(connectionId, observation);
+  }
+
+  function overageEvidence(connectionId: string): OverageObservation[] {
+    return evidenceRecords(connectionId).sort((a, b) => {
+      const byTime = Date.parse(b.observedAt) - Date.parse(a.observedAt);
+      if (byTime !== 0) return byTime;
+      return a.evidence === b.evidence ? 0 : a.evidence === "on" ? -1 : 1;
+    });
+  }
+
+  // Probes this process holds or was refused, until their lease would lapse (isProbeInFlight).
+  const probesInFlight = new Map<string, number>();
+
+  async function tryAcquireProbe(connectionId: string, ttlMs: number): Promise<ProbeLease | null> {
+    const nowMs = now();
+    const leaseMs = Number.isFinite(ttlMs) && ttlMs > 0 ? Math.ceil(ttlMs) : 1;
+    const holder = randomUUID();
+    const name = `probe:${connectionId}`;
+    let taken = false;
+    try {
+      taken = await store.acquireLease(name, holder, leaseMs, nowMs);
+    } catch {
+      taken = false;
+    }
+    probesInFlight.set(connectionId, nowMs + leaseMs);
+    if (!taken) return null;
+    let released = false;
+    return {
+      connectionId,
+      holder,
+      expiresAt: new Date(nowMs + leaseMs).toISOString(),
+      async release() {
+        if (released) return;
+        released = true;
+        probesInFlight.delete(connectionId);
+        try {
+          await store.releaseLease(name, holder);
+        } catch {
+          // The lease lapses by itself at expiresAt.
+        }
+      },
+    };
+  }
+
+  function isProbeInFlight(connectionId: string): boolean {
+    const untilMs = probesInFlight.get(connectionId);
+    if (untilMs === undefined) return false;
+    if (untilMs > now()) return true;
+    probesInFlight.delete(connectionId);
+    return false;
+  }
+
+  function knownResets(connectionIds?: readonly string[]): KnownReset[] {
+    const nowMs = now();
+    const ids = [...new Set(connectionIds ?? store.connectionIds("windows"))];
+    const out: KnownReset[] = [];
+    for (const connectionId of ids) {
+      for (const { record } of records(connectionId)) {
+        const { window } = record;
+        if (!window.resetAt || !isLive(record, nowMs)) continue;
+        const reset: KnownReset = {
+          connectionId,
+          windowId: window.windowId,
+          resetAt: window.resetAt,
+          source: window.source,
+        };
+        if (window.scope?.model) reset.model = window.scope.model;
+        out.push(reset);
+      }
+    }
+    return out.sort((a, b) => Date.parse(a.resetAt) - Date.parse(b.resetAt));
+  }
+
+  return {
+    observe,
+    observeFailure,
+    get,
+    needsRefresh,
+    observeEvidence,
+    overageEvidence,
+    recordServed,
+    tryAcquireProbe,
+    isProbeInFlight,
+    knownResets,
+  };
 }

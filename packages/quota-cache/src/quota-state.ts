@@ -28,6 +28,13 @@ export interface QuotaWindow {
    * more than 100 used. Absent when the provider reports no used share.
    */
   rawUsedPercent?: number;
+  /**
+   * P3: a `served` verification (`QuotaCache.recordServed`): a hard-stop plan answered 2xx with
+   * no quota reading, so it has headroom now. Such a window has id `served`, `remainingPercent`
+   * null, status `ok` and source `probe`; the state it is in reads `available` (not `unknown`)
+   * and is fresh by its `checkedAt`, until the next failure, a real reading, or `ttlMs`.
+   */
+  served?: true;
 }
 
 /**

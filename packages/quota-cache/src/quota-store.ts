@@ -1,5 +1,15 @@
-/** The two kinds of data a quota store holds: quota window readings and cooldowns. */
-export type QuotaStoreBucket = "windows" | "cooldowns";
+/**
+ * The kinds of data a quota store holds: quota window readings, cooldowns, and live overage
+ * evidence (ladder.md §14; records keyed `on` / `off`, each the newest observation of its value).
+ */
+export type QuotaStoreBucket = "windows" | "cooldowns" | "evidence";
+
+/** Every bucket, in a fixed order (what a store loads, resyncs and accepts from a backend). */
+export const QUOTA_STORE_BUCKETS: readonly QuotaStoreBucket[] = Object.freeze([
+  "windows",
+  "cooldowns",
+  "evidence",
+]);
 
 /**
  * One stored record. `rev` orders writes (epoch ms of the reading or the cooldown): a write with
@@ -37,6 +47,15 @@ export interface QuotaStore {
   put(bucket: QuotaStoreBucket, record: QuotaStoreRecord): boolean;
   /** Deletes a record (unconditional). */
   remove(bucket: QuotaStoreBucket, connectionId: string, key: string): void;
+  /**
+   * P1 single-flight: takes the lease `name` for `holder` for `ttlMs` unless another holder has
+   * an unexpired one; true when taken. Atomic across replicas on Redis (`SET NX PX`, Redis's own
+   * clock); per process on memory and SQLite (expiry by `nowMs`). Never rejects: an unreachable
+   * backend falls back to the per-process lease.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number, nowMs: number): Promise<boolean>;
+  /** Releases the lease when `holder` still has it; otherwise does nothing. Never rejects. */
+  releaseLease(name: string, holder: string): Promise<void>;
   /** Resolves once the initial load is done (or has failed and the store runs on its mirror). */
   ready(): Promise<void>;
   /** Releases connections and file handles; the mirror stays readable. */
@@ -59,6 +78,7 @@ export function createRecordMirror(): RecordMirror {
   const buckets: Record<QuotaStoreBucket, Map<string, Map<string, QuotaStoreRecord>>> = {
     windows: new Map(),
     cooldowns: new Map(),
+    evidence: new Map(),
   };
   return {
     list(bucket, connectionId) {
@@ -105,6 +125,28 @@ export function toStoreRecord(
   if (typeof rev !== "number" || !Number.isFinite(rev)) return undefined;
   if (value === null || typeof value !== "object") return undefined;
   return { connectionId, key, rev, value };
+}
+
+/** Per-process leases (memory and SQLite stores, and Redis while it is unreachable). */
+export interface LocalLeases {
+  acquire(name: string, holder: string, ttlMs: number, nowMs: number): boolean;
+  release(name: string, holder: string): void;
+}
+
+/** Creates an empty per-process lease table; expired leases are dropped as they are met. */
+export function createLocalLeases(): LocalLeases {
+  const leases = new Map<string, { holder: string; untilMs: number }>();
+  return {
+    acquire(name, holder, ttlMs, nowMs) {
+      const current = leases.get(name);
+      if (current && current.holder !== holder && current.untilMs > nowMs) return false;
+      leases.set(name, { holder, untilMs: nowMs + Math.max(1, ttlMs) });
+      return true;
+    },
+    release(name, holder) {
+      if (leases.get(name)?.holder === holder) leases.delete(name);
+    },
+  };
 }
 
 /** Wraps a logger so a backend outage is reported once until the backend recovers. */

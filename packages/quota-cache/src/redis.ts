@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import {
   consoleStoreLogger,
+  createLocalLeases,
   createOutageReporter,
   createRecordMirror,
+  QUOTA_STORE_BUCKETS,
   type QuotaStore,
   type QuotaStoreBucket,
   type QuotaStoreLogger,
@@ -28,7 +30,15 @@ export interface RedisQuotaStoreOptions {
   readyTimeoutMs?: number;
 }
 
-const BUCKETS: readonly QuotaStoreBucket[] = ["windows", "cooldowns"];
+const BUCKETS = QUOTA_STORE_BUCKETS;
+
+// Deletes the lease only when this holder still has it.
+const RELEASE_IF_HOLDER = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
 
 // Writes the record unless the hash holds the same field with a higher rev, and announces it.
 const PUT_IF_NEWER = `
@@ -87,8 +97,10 @@ async function ensureConnected(client: Redis): Promise<void> {
  * newest-`rev`-wins script. When Redis is down the store serves and updates its mirror, logs
  * one warning, never throws; on reconnect it pushes its records and reloads.
  *
- * Layout: one hash per bucket, `<prefix>:windows` and `<prefix>:cooldowns`, fields
- * `JSON([connectionId, key])`, values `JSON({ rev, value })`; changes on `<prefix>:changes`.
+ * Layout: one hash per bucket, `<prefix>:windows`, `<prefix>:cooldowns` and `<prefix>:evidence`,
+ * fields `JSON([connectionId, key])`, values `JSON({ rev, value })`; changes on
+ * `<prefix>:changes`. Probe leases are plain keys `<prefix>:lease:<name>` taken with
+ * `SET NX PX`, so one probe per connection is in flight across every replica.
  */
 export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): QuotaStore {
   const prefix = options.keyPrefix ?? "planfirst:quota";
@@ -109,6 +121,9 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
     });
   const subscriber = client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
   const mirror = createRecordMirror();
+  // Used while Redis cannot be reached: then single-flight holds per replica only.
+  const localLeases = createLocalLeases();
+  const leaseKey = (name: string) => `${prefix}:lease:${name}`;
   let closed = false;
 
   const onError = (error: unknown) => {
@@ -244,6 +259,36 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
           .publish(channel, JSON.stringify(message))
           .exec(),
       );
+    },
+    async acquireLease(name, holder, ttlMs, nowMs) {
+      const ms = Math.max(1, Math.ceil(ttlMs));
+      if (!closed && client.status === "ready") {
+        try {
+          const answer = await withTimeout(
+            client.set(leaseKey(name), holder, "PX", ms, "NX"),
+            readyTimeoutMs,
+          );
+          outage.recover();
+          return answer === "OK";
+        } catch (error) {
+          if (!closed) outage.fail("lease", error);
+        }
+      }
+      // A probe goes only to a hard-stop plan (P5), so a second one from another replica during
+      // an outage cannot bill; it costs one request of plan quota at most.
+      return localLeases.acquire(name, holder, ms, nowMs);
+    },
+    async releaseLease(name, holder) {
+      localLeases.release(name, holder);
+      if (closed || client.status !== "ready") return;
+      try {
+        await withTimeout(
+          client.eval(RELEASE_IF_HOLDER, 1, leaseKey(name), holder),
+          readyTimeoutMs,
+        );
+      } catch (error) {
+        if (!closed) outage.fail("lease", error);
+      }
     },
     ready: () => started,
     async close() {

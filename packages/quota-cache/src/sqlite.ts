@@ -4,8 +4,10 @@ import Database from "better-sqlite3";
 import { QuotaCacheError } from "./errors";
 import {
   consoleStoreLogger,
+  createLocalLeases,
   createOutageReporter,
   createRecordMirror,
+  QUOTA_STORE_BUCKETS,
   type QuotaStore,
   type QuotaStoreBucket,
   type QuotaStoreLogger,
@@ -78,7 +80,7 @@ export function createSqliteQuotaStore(options: SqliteQuotaStoreOptions): QuotaS
     .prepare("SELECT bucket, connection_id, record_key, rev, value FROM planfirst_quota_records")
     .all() as RecordRow[];
   for (const row of rows) {
-    if (row.bucket !== "windows" && row.bucket !== "cooldowns") continue;
+    if (!QUOTA_STORE_BUCKETS.includes(row.bucket as QuotaStoreBucket)) continue;
     let value: unknown;
     try {
       value = JSON.parse(row.value);
@@ -89,6 +91,8 @@ export function createSqliteQuotaStore(options: SqliteQuotaStoreOptions): QuotaS
     if (record) mirror.apply(row.bucket as QuotaStoreBucket, record);
   }
 
+  // One process per file, so probe leases live in this process (P1 "else per replica").
+  const leases = createLocalLeases();
   let closed = false;
   function persist(operation: string, write: () => void): void {
     if (closed) return;
@@ -120,6 +124,8 @@ export function createSqliteQuotaStore(options: SqliteQuotaStoreOptions): QuotaS
       mirror.delete(bucket, connectionId, key);
       persist("remove", () => deleteRecord.run(bucket, connectionId, key));
     },
+    acquireLease: async (name, holder, ttlMs, nowMs) => leases.acquire(name, holder, ttlMs, nowMs),
+    releaseLease: async (name, holder) => leases.release(name, holder),
     ready: async () => {},
     async close() {
       if (closed) return;

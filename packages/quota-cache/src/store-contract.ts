@@ -95,8 +95,99 @@ export function describeQuotaStoreContract(name: string, subject: QuotaStoreCont
       expect(cooldowns.isCoolingDown("claude-max")).toBe(true);
     });
 
+    it("E4 evidence: the newest on and newest off are both kept; an older one never wins", async () => {
+      const store = track(await subject.create());
+      await store.ready();
+      const cache = createQuotaCache({ store, now: () => T0 + 60_000 });
+      cache.observeEvidence("claude-max", {
+        evidence: "on",
+        observedAt: iso(T0),
+        source: "claude-header",
+      });
+      // Same instant, off: kept beside the on, listed after it.
+      cache.observeEvidence("claude-max", {
+        evidence: "off",
+        observedAt: iso(T0),
+        source: "claude-usage",
+      });
+      expect(cache.overageEvidence("claude-max").map((o) => o.evidence)).toEqual(["on", "off"]);
+      // A newer off does not hide the on; an older on does not replace the newer one.
+      cache.observeEvidence("claude-max", {
+        evidence: "off",
+        observedAt: iso(T0 + 30_000),
+        source: "claude-header",
+        detail: "org_level_disabled",
+      });
+      cache.observeEvidence("claude-max", {
+        evidence: "on",
+        observedAt: iso(T0 - 5_000),
+        source: "old",
+      });
+      expect(cache.overageEvidence("claude-max")).toEqual([
+        {
+          evidence: "off",
+          observedAt: iso(T0 + 30_000),
+          source: "claude-header",
+          detail: "org_level_disabled",
+        },
+        { evidence: "on", observedAt: iso(T0), source: "claude-header" },
+      ]);
+      expect(cache.overageEvidence("other")).toEqual([]);
+    });
+
+    it("P1 probe lease: one holder at a time, free again after release or expiry", async () => {
+      const store = track(await subject.create());
+      await store.ready();
+      let nowMs = T0;
+      const cache = createQuotaCache({ store, now: () => nowMs });
+      const first = await cache.tryAcquireProbe("zai", 500);
+      expect(first).not.toBeNull();
+      expect(await cache.tryAcquireProbe("zai", 500)).toBeNull();
+      expect(cache.isProbeInFlight("zai")).toBe(true);
+      expect(await cache.tryAcquireProbe("kimi", 500)).not.toBeNull();
+      await first!.release();
+      const second = await cache.tryAcquireProbe("zai", 50);
+      expect(second).not.toBeNull();
+      // A lease nobody releases lapses by itself (Redis by its own clock, others by `now`).
+      nowMs += 60;
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await cache.tryAcquireProbe("zai", 500)).not.toBeNull();
+    });
+
+    it("P3 served: a 2xx with no reading makes the state available until the next failure", async () => {
+      const store = track(await subject.create());
+      await store.ready();
+      const cache = createQuotaCache({ store, now: () => T0 });
+      cache.recordServed("zai");
+      expect(cache.get("zai", "zai")).toMatchObject({
+        status: "available",
+        remainingPercent: null,
+        checkedAt: iso(T0),
+        windows: [{ windowId: "served", served: true, source: "probe" }],
+      });
+      cache.observeFailure("zai", { kind: "rate_limited", retryAt: null, resetAt: null });
+      expect(cache.get("zai", "zai")).toBeUndefined();
+    });
+
     if (subject.reopen) {
       const reopen = subject.reopen;
+      it("evidence survives a restart", async () => {
+        const store = await subject.create();
+        await store.ready();
+        const cache = createQuotaCache({ store, now: () => T0 });
+        cache.observeEvidence("claude-max", {
+          evidence: "on",
+          observedAt: iso(T0),
+          source: "claude-money-refusal",
+        });
+        await store.close();
+        const reopened = track(await reopen(store));
+        await reopened.ready();
+        expect(
+          createQuotaCache({ store: reopened, now: () => T0 }).overageEvidence("claude-max"),
+        ).toEqual([{ evidence: "on", observedAt: iso(T0), source: "claude-money-refusal" }]);
+      });
+
       it("S1 state survives a restart: a reopened store reads the same quota and cooldowns", async () => {
         const store = await subject.create();
         await store.ready();
@@ -159,6 +250,30 @@ export function describeQuotaStoreContract(name: string, subject: QuotaStoreCont
           () => expect(cooldownsA.isCoolingDown("codex-pro", "gpt-5-codex")).toBe(false),
           100,
         );
+      });
+
+      it("E4 replicas: evidence on one replica reaches the other within 100 ms, and probes are single-flight across them", async () => {
+        const storeA = track(await subject.create());
+        await storeA.ready();
+        const storeB = track(await replica(storeA));
+        await storeB.ready();
+        const cacheA = createQuotaCache({ store: storeA, now: () => T0 });
+        const cacheB = createQuotaCache({ store: storeB, now: () => T0 });
+        cacheA.observeEvidence("claude-max", {
+          evidence: "on",
+          observedAt: iso(T0),
+          source: "claude-money-refusal",
+        });
+        await eventually(
+          () => expect(cacheB.overageEvidence("claude-max").map((o) => o.evidence)).toEqual(["on"]),
+          100,
+        );
+        const lease = await cacheA.tryAcquireProbe("zai", 5_000);
+        expect(lease).not.toBeNull();
+        expect(await cacheB.tryAcquireProbe("zai", 5_000)).toBeNull();
+        expect(cacheB.isProbeInFlight("zai")).toBe(true);
+        await lease!.release();
+        expect(await cacheB.tryAcquireProbe("zai", 5_000)).not.toBeNull();
       });
 
       it("replicas: an older reading written later on another replica does not win", async () => {

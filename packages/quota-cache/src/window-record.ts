@@ -71,6 +71,7 @@ export function normaliseWindow(input: unknown): QuotaWindow | undefined {
   if (typeof raw.rawUsedPercent === "number" && Number.isFinite(raw.rawUsedPercent)) {
     window.rawUsedPercent = raw.rawUsedPercent;
   }
+  if (raw.served === true) window.served = true;
   return window;
 }
 
