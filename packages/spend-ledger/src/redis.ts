@@ -1,8 +1,26 @@
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import { SpendLedgerError } from "./errors";
 import { refreshScript, releaseScript, reserveScript, settleScript } from "./redis-scripts";
+import {
+  createMemoryJournal,
+  createSqliteJournal,
+  type JournalEntry,
+  type SettleJournal,
+} from "./settle-journal";
 import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import type { SpendStore, WindowTotals } from "./spend-store";
+import type {
+  SpendStore,
+  StoreReleaseRequest,
+  StoreReleaseResult,
+  StoreSettleRequest,
+  StoreSettleResult,
+  WindowTotals,
+} from "./spend-store";
+
+/** Where the Redis spend store reports an outage and its end (pino's `warn` fits). */
+export interface SpendStoreLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 /** Options of {@link createRedisSpendStore}. */
 export interface RedisSpendStoreOptions {
@@ -10,7 +28,9 @@ export interface RedisSpendStoreOptions {
   url?: string;
   /**
    * An existing ioredis client to run commands on. The store does not quit it on `close()`; it
-   * quits only the subscriber connection it duplicates from it.
+   * quits only the subscriber connection it duplicates from it, and adds an `error` listener.
+   * Give it `enableAutoPipelining`, `commandTimeout`, `maxRetriesPerRequest: 0` and
+   * `enableOfflineQueue: false` to get the store's own pipelining and outage behaviour.
    */
   client?: Redis;
   /**
@@ -19,12 +39,31 @@ export interface RedisSpendStoreOptions {
    * in one Redis Cluster slot, as the scripts require.
    */
   keyPrefix?: string;
+  /**
+   * Deadline of one command in ms, default 250 (the store's own connections): a Redis that
+   * does not answer in time counts as unreachable.
+   */
+  commandTimeoutMs?: number;
+  /** How long `ready()` waits for the first connection, in ms; default 5000. */
+  readyTimeoutMs?: number;
+  /**
+   * SQLite file where settles and releases that cannot reach Redis are kept until it is back
+   * (one per process; created when missing). Without it they are kept in process memory: an
+   * outage loses nothing, a restart during one loses them.
+   */
+  journalPath?: string;
+  /** Gets one warning when Redis becomes unreachable and one when it is back. */
+  logger?: SpendStoreLogger;
 }
 
 /** A {@link SpendStore} in Redis shared by gateway replicas. */
 export interface RedisSpendStore extends SpendStore {
   /** Resolves when subscribed to other replicas' updates and the mirror is loaded. */
   ready(): Promise<void>;
+  /** Replays the journal when Redis is reachable; resolves when that replay is done. */
+  flush(): Promise<void>;
+  /** Settles and releases waiting in the journal for Redis to come back. */
+  journalSize(): number;
   close(): Promise<void>;
 }
 
@@ -44,22 +83,62 @@ const commandNames = {
   refresh: "planfirstSpendRefresh",
 } as const;
 
+const silentLogger: SpendStoreLogger = { warn: () => {} };
+
+/** The connection-level facts of an ioredis error, never a URL or a password. */
+function describeCause(cause: unknown): Record<string, unknown> {
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return { error: cause.name, ...(typeof code === "string" ? { code } : {}) };
+  }
+  return { error: String(cause) };
+}
+
 /**
- * A spend store in Redis. Each reserve is ONE Lua script (expire stale reservations, check the
- * budget, insert), and settle and release are one script each, so any number of replicas share
- * one budget exactly. The ledger's synchronous reads come from an in-memory mirror of each
- * window's totals, updated from the replies of this store's own scripts and from the totals
- * other replicas publish on pub/sub (ordered by a per-window sequence number, so a late message
- * never overwrites newer state); `ready()` loads it and it is reloaded after a reconnect. The
- * mirror answers null (unknown) until `ready()` has completed. When a mirrored reservation's
- * expiry passes, the next read triggers a refresh script; until its reply arrives the mirror
- * still counts that reservation (overstates reserved, the safe side).
+ * A spend store in Redis. Each operation is ONE round trip: reserve is one Lua script (expire
+ * stale reservations, check the budget, insert), settle and release one script each, so any
+ * number of replicas share one budget exactly; the store's connection auto-pipelines, so
+ * concurrent requests share writes to the socket. The ledger's synchronous reads come from an
+ * in-memory mirror of each window's totals, updated from the replies of this store's own
+ * scripts and from the totals other replicas publish on pub/sub (ordered by a per-window
+ * sequence number, so a late message never overwrites newer state); `ready()` loads it and it
+ * is reloaded after a reconnect. The mirror answers null (unknown) until `ready()` has
+ * completed. When a mirrored reservation's expiry passes, the next read triggers a refresh
+ * script; until its reply arrives the mirror still counts that reservation (the safe side).
+ *
+ * Outages: a command has a short deadline and is never queued or retried while Redis is away,
+ * so a `reserve` then rejects at once with `store_unavailable` (the caller refuses or skips the
+ * paid rung; nothing is admitted that Redis has not counted). A `settle` or `release` that
+ * cannot reach Redis goes to the journal and resolves (`journaled`); the journal is replayed
+ * when Redis is back, and replay is idempotent because the scripts finish a reservation id at
+ * most once. A reservation whose settle never arrives (a replica that died) expires with its
+ * `expiresAtMs`.
  */
 export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): RedisSpendStore {
-  const { keyPrefix = "planfirst:spend" } = options;
+  const {
+    keyPrefix = "planfirst:spend",
+    commandTimeoutMs = 250,
+    readyTimeoutMs = 5000,
+    logger = silentLogger,
+  } = options;
   const ownsClient = options.client === undefined;
-  const client = options.client ?? new Redis(options.url ?? "redis://127.0.0.1:6379");
-  const subscriber = client.duplicate();
+  const client =
+    options.client ??
+    new Redis(options.url ?? "redis://127.0.0.1:6379", {
+      // Fail fast instead of queueing: a request must not stall behind an outage (and a
+      // reserve that might still run later only over-counts until it expires).
+      enableAutoPipelining: true,
+      commandTimeout: commandTimeoutMs,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      connectTimeout: Math.max(1000, commandTimeoutMs),
+      retryStrategy: (times) => Math.min(times * 50, 500),
+    });
+  // Pub/sub lives on its own connection; it reconnects and resubscribes by itself.
+  const subscriber = client.duplicate({ enableAutoPipelining: false, commandTimeout: undefined });
+  const journal: SettleJournal = options.journalPath
+    ? createSqliteJournal(options.journalPath)
+    : createMemoryJournal();
   const base = `{${keyPrefix}}`;
   const channel = `${base}:events`;
   const windowsKey = `${base}:windows`;
@@ -85,6 +164,32 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   let loaded = false;
   let closed = false;
   let readyPromise: Promise<void> | undefined;
+
+  // One warning when Redis goes away, one when it is back, however many errors in between.
+  let reachable = true;
+  const markDown = (cause: unknown) => {
+    if (closed || !reachable) return;
+    reachable = false;
+    logger.warn(
+      { store: "redis", ...describeCause(cause) },
+      "spend store unreachable: paid reservations are refused (store_unavailable) and settles are journaled until it is back",
+    );
+  };
+  const markUp = () => {
+    if (closed || reachable) return;
+    reachable = true;
+    logger.warn(
+      { store: "redis", journaled: journal.size() },
+      "spend store reachable again: replaying journaled settles",
+    );
+  };
+
+  const unavailable = (operation: string, cause?: unknown) =>
+    new SpendLedgerError({
+      code: "store_unavailable",
+      message: `Redis spend store: ${operation} failed, Redis is unreachable`,
+      cause,
+    });
 
   const memberOf = (rung: string, windowKey: string) => JSON.stringify([rung, windowKey]);
   const windowKeys = (member: string) => {
@@ -135,6 +240,70 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     });
   };
 
+  const settleOnRedis = async (request: StoreSettleRequest) => {
+    const member = memberOf(request.rung, request.windowKey);
+    const reply = await scripts.settle(
+      ...windowKeys(member),
+      recordsKey,
+      request.nowMs,
+      channel,
+      member,
+      request.reservationId,
+      String(request.record.costMicroUsd),
+      Date.parse(request.record.time),
+      JSON.stringify(request.record),
+    );
+    const { flag, ...totals } = applyReply(member, reply);
+    return { booked: flag, ...totals };
+  };
+
+  const releaseOnRedis = async (request: StoreReleaseRequest) => {
+    const member = memberOf(request.rung, request.windowKey);
+    const reply = await scripts.release(
+      ...windowKeys(member),
+      request.nowMs,
+      channel,
+      member,
+      request.reservationId,
+    );
+    const { flag, ...totals } = applyReply(member, reply);
+    return { released: flag, ...totals };
+  };
+
+  // Replays the journal, oldest first, pipelined; an entry leaves the journal only once Redis
+  // has run its script (booked, or already finished: replay never books twice).
+  let replaying: Promise<void> | null = null;
+  const replay = (): Promise<void> => {
+    if (replaying) return replaying;
+    if (journal.size() === 0 || closed) return Promise.resolve();
+    replaying = (async () => {
+      const entries = journal.entries();
+      await Promise.all(
+        entries.map(async (entry: JournalEntry) => {
+          try {
+            if (entry.kind === "settle") await settleOnRedis(entry.request);
+            else await releaseOnRedis(entry.request);
+            journal.remove(entry.request.reservationId);
+          } catch (cause) {
+            if (!(cause instanceof ReplyError)) markDown(cause);
+          }
+        }),
+      );
+    })().finally(() => {
+      replaying = null;
+    });
+    return replaying;
+  };
+
+  client.on("error", markDown);
+  client.on("close", () => markDown(new Error("connection closed")));
+  client.on("ready", () => {
+    markUp();
+    if (loaded) void replay();
+  });
+  // Errors of the subscriber connection are the same outage; the client reports it.
+  subscriber.on("error", () => {});
+
   subscriber.on("message", (from: string, message: string) => {
     if (from !== channel) return;
     try {
@@ -153,44 +322,119 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   let subscribedOnce = false;
   subscriber.on("ready", () => {
     // After a reconnect, messages published while disconnected are gone: reload the totals.
-    if (subscribedOnce && !closed) loadAll().catch(() => {});
+    if (subscribedOnce && !closed) loadAll().catch(markDown);
   });
+
+  const connected = (connection: Redis): Promise<void> => {
+    if (connection.status === "ready") return Promise.resolve();
+    if (connection.status === "wait") void connection.connect().catch(() => {});
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        connection.off("ready", onReady);
+        reject(new Error(`no connection within ${readyTimeoutMs} ms`));
+      }, readyTimeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      connection.once("ready", onReady);
+    });
+  };
 
   const ready = () => {
     readyPromise ??= (async () => {
       try {
+        await Promise.all([connected(client), connected(subscriber)]);
         await subscriber.subscribe(channel);
         subscribedOnce = true;
         await loadAll();
         loaded = true;
       } catch (cause) {
         readyPromise = undefined;
-        throw new SpendLedgerError({
-          code: "store_failure",
-          message: "Redis spend store: cannot load state",
-          cause,
-        });
+        if (cause instanceof ReplyError) {
+          throw new SpendLedgerError({
+            code: "store_failure",
+            message: "Redis spend store: cannot load state",
+            cause,
+          });
+        }
+        markDown(cause);
+        throw unavailable("loading state", cause);
       }
+      // What an earlier run journaled is booked now.
+      void replay();
     })();
     return readyPromise;
   };
 
+  /** Runs one script: at once unavailable when Redis is away, never queued. */
   const run = async <T>(operation: string, body: () => Promise<T>): Promise<T> => {
-    await ready();
-    try {
-      return await body();
-    } catch (cause) {
+    if (closed) {
       throw new SpendLedgerError({
         code: "store_failure",
-        message: `Redis spend store: ${operation} failed`,
-        cause,
+        message: "Redis spend store is closed",
       });
+    }
+    // Redis went away (or never answered): refuse now rather than queue behind the outage. Only
+    // the very first connection, not yet known to fail, is waited for (up to readyTimeoutMs).
+    if (client.status !== "ready" && (loaded || !reachable)) throw unavailable(operation);
+    if (!loaded) await ready();
+    try {
+      const result = await body();
+      if (!reachable) {
+        // Back without a reconnect (it had only stopped answering): end the outage here.
+        markUp();
+        void replay();
+      }
+      return result;
+    } catch (cause) {
+      if (cause instanceof ReplyError) {
+        throw new SpendLedgerError({
+          code: "store_failure",
+          message: `Redis spend store: ${operation} failed`,
+          cause,
+        });
+      }
+      markDown(cause);
+      throw unavailable(operation, cause);
+    }
+  };
+
+  const lastKnown = (rung: string, windowKey: string): WindowTotals => {
+    const entry = mirror.get(memberOf(rung, windowKey));
+    return {
+      spentMicroUsd: entry?.spentMicroUsd ?? 0,
+      reservedMicroUsd: entry?.reservedMicroUsd ?? 0,
+    };
+  };
+
+  /** A finishing write Redis did not take goes to the journal (when the cause is an outage). */
+  const journaling = async <T>(
+    entry: JournalEntry,
+    deliver: () => Promise<T>,
+    journaled: (added: boolean) => T,
+  ): Promise<T> => {
+    try {
+      return await run(entry.kind, deliver);
+    } catch (error) {
+      if (!SpendLedgerError.isInstance(error) || error.code !== "store_unavailable") throw error;
+      let added: boolean;
+      try {
+        added = journal.add(entry);
+      } catch (cause) {
+        throw new SpendLedgerError({
+          code: "store_failure",
+          message: `Redis spend store: ${entry.kind} could not reach Redis nor the journal`,
+          cause,
+        });
+      }
+      return journaled(added);
     }
   };
 
   const refresh = (rung: string, windowKey: string, nowMs: number) => {
     const member = memberOf(rung, windowKey);
-    if (refreshing.has(member) || closed) return;
+    if (refreshing.has(member) || closed || client.status !== "ready") return;
     refreshing.add(member);
     scripts
       .refresh(...windowKeys(member), nowMs, channel, member)
@@ -217,36 +461,22 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         const { flag, ...totals } = applyReply(member, reply);
         return { admitted: flag, ...totals };
       }),
-    settle: (request) =>
-      run("settle", async () => {
-        const member = memberOf(request.rung, request.windowKey);
-        const reply = await scripts.settle(
-          ...windowKeys(member),
-          recordsKey,
-          request.nowMs,
-          channel,
-          member,
-          request.reservationId,
-          String(request.record.costMicroUsd),
-          Date.parse(request.record.time),
-          JSON.stringify(request.record),
-        );
-        const { flag, ...totals } = applyReply(member, reply);
-        return { booked: flag, ...totals };
-      }),
-    release: (request) =>
-      run("release", async () => {
-        const member = memberOf(request.rung, request.windowKey);
-        const reply = await scripts.release(
-          ...windowKeys(member),
-          request.nowMs,
-          channel,
-          member,
-          request.reservationId,
-        );
-        const { flag, ...totals } = applyReply(member, reply);
-        return { released: flag, ...totals };
-      }),
+    settle: (request): Promise<StoreSettleResult> =>
+      journaling(
+        { kind: "settle", request },
+        () => settleOnRedis(request),
+        (added) => ({
+          booked: added,
+          journaled: added,
+          ...lastKnown(request.rung, request.windowKey),
+        }),
+      ),
+    release: (request): Promise<StoreReleaseResult> =>
+      journaling(
+        { kind: "release", request },
+        () => releaseOnRedis(request),
+        (added) => ({ released: added, ...lastKnown(request.rung, request.windowKey) }),
+      ),
     totals(rung, windowKey, nowMs) {
       if (!loaded) return null;
       const entry = mirror.get(memberOf(rung, windowKey));
@@ -263,8 +493,20 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
           .map((member) => JSON.parse(member) as SpendRecord)
           .filter((record) => recordMatches(record, Date.parse(record.time), query));
       }),
+    flush: () => (client.status === "ready" && loaded ? replay() : Promise.resolve()),
+    journalSize: () => journal.size(),
     async close() {
+      if (closed) return;
+      if (client.status === "ready" && loaded) await replay();
       closed = true;
+      const left = journal.size();
+      if (left > 0 && !options.journalPath) {
+        logger.warn(
+          { store: "redis", journaled: left },
+          "spend store closed with settles Redis never received; they are not booked",
+        );
+      }
+      journal.close();
       await subscriber.quit().catch(() => subscriber.disconnect());
       if (ownsClient) await client.quit().catch(() => client.disconnect());
     },
