@@ -1,6 +1,13 @@
 import { catalogMeta } from "@planfirst/billing-catalog";
-import { PAID_RUNGS } from "@planfirst/subscription-ladder";
-import type { AppContext } from "../app-context";
+import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
+import { explainModel, explainSourceOf } from "../routing/explain-model";
+import type { HistoryBucket } from "./history-store";
+import { type RemainingSample, type WindowPace, windowPace } from "./pace";
+import type { StatusSource as AppContext } from "./status-source";
+import type { ServedRecord, StatusTracker } from "./status-tracker";
+
+/** The routing ids whose verdicts and last-served rung the status shows. */
+export const STATUS_ROUTING_IDS = ["auto/subscription", "auto/thrifty"] as const;
 
 /** One quota window of a connection as `/v1/status` reports it. */
 export interface StatusWindow {
@@ -10,12 +17,40 @@ export interface StatusWindow {
   resetAt: string | null;
   status: string;
   observedAt: string;
+  /** The burn rate over the last hour and when the window runs out at that pace. */
+  pace: WindowPace;
 }
 
-/** What `GET /v1/status` returns (the CLI's `status` reads it). No credential appears here. */
+/** Live evidence of whether a connection bills past its plan, with where it was seen. */
+export interface StatusOverageEvidence {
+  evidence: "on" | "off";
+  /** The signal that carried it (`claude-header`, `codex-usage`, …). */
+  source: string;
+  observedAt: string;
+  detail: string | null;
+}
+
+/** Why a connection is out of a routing id's pool: the words of `/v1/ladder`. */
+export interface StatusExclusion {
+  routingId: string;
+  model: string;
+  reason: string;
+}
+
+/** The last request of a routing id: which rung, connection and model served it, and when. */
+export interface StatusServed {
+  rung: string;
+  connection: string;
+  model: string;
+  at: string;
+}
+
+/** What `GET /v1/status` returns (the CLI's `status` and the status page read it). No credential appears here. */
 export interface GatewayStatus {
   catalog: { version: string; dataDate: string };
   evaluatedAt: string;
+  /** The five rungs, top to bottom. */
+  rungOrder: string[];
   connections: {
     id: string;
     provider: string;
@@ -33,7 +68,11 @@ export interface GatewayStatus {
       checkedAt: string;
       windows: StatusWindow[];
     } | null;
+    /** The latest live overage evidence, null when the connection has shown none. */
+    overageEvidence: StatusOverageEvidence | null;
     cooldownUntil: string | null;
+    /** Why the connection is out of each routing id's pool (empty when it is in everywhere). */
+    out: StatusExclusion[];
   }[];
   budgets: {
     rung: string;
@@ -45,12 +84,23 @@ export interface GatewayStatus {
   }[];
   /** Requests served per rung in the last hour (rung `none` = answered with an error). */
   requestsLastHour: Record<string, number>;
+  /** The last served request per routing id (the id the client asked for). */
+  lastServed: Record<string, StatusServed>;
 }
 
-/** Builds the status document from live state. */
-export function gatewayStatus(app: AppContext): GatewayStatus {
+/**
+ * Builds the status document from live state. `recent` (the last hour of history) feeds the
+ * pace of each window; `tracker` the last-served rungs. Without them pace reads "not being used"
+ * and nothing is marked served.
+ */
+export function gatewayStatus(
+  app: AppContext,
+  tracker?: Pick<StatusTracker, "lastServed">,
+  recent: readonly HistoryBucket[] = [],
+): GatewayStatus {
   const { deps, table } = app;
   const nowMs = deps.now();
+  const out = exclusionsByConnection(app);
   const connections = [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const state = deps.quotaCache.get(connection.config.provider, id);
@@ -80,10 +130,18 @@ export function gatewayStatus(app: AppContext): GatewayStatus {
               resetAt: window.resetAt,
               status: window.status,
               observedAt: window.observedAt,
+              pace: windowPace(
+                window.windowId,
+                samplesOf(recent, remainingSeries(id, window.windowId)),
+                window,
+                nowMs,
+              ),
             })),
           }
         : null,
+      overageEvidence: overageEvidenceOf(state),
       cooldownUntil: instant(until, nowMs),
+      out: out.get(id) ?? [],
     };
   });
   const windowKey = deps.ledger.currentWindowKey();
@@ -95,12 +153,134 @@ export function gatewayStatus(app: AppContext): GatewayStatus {
     reservedUsd: deps.ledger.reservedUsd(rung),
     budgetUsd: deps.ledger.budgetUsd(rung) ?? null,
   }));
+  const lastServed: Record<string, StatusServed> = {};
+  for (const [modelId, record] of Object.entries(tracker?.lastServed() ?? {})) {
+    lastServed[modelId] = servedOf(record);
+  }
   return {
     catalog: { version: catalogMeta.version, dataDate: catalogMeta.dataDate },
     evaluatedAt: new Date(nowMs).toISOString(),
+    rungOrder: [...RUNG_ORDER],
     connections,
     budgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
+    lastServed,
+  };
+}
+
+/**
+ * The level readings the history keeps, read from live state now: each connection window's
+ * remaining percent and each paid rung's spend in the budget window.
+ */
+export function statusLevels(app: AppContext): Record<string, number> {
+  const levels: Record<string, number> = {};
+  for (const connection of app.table.connections.values()) {
+    const state = app.deps.quotaCache.get(connection.config.provider, connection.config.id);
+    for (const window of state?.windows ?? []) {
+      if (window.remainingPercent !== null) {
+        levels[remainingSeries(connection.config.id, window.windowId)] = window.remainingPercent;
+      }
+    }
+  }
+  for (const rung of PAID_RUNGS) levels[spentSeries(rung)] = app.deps.ledger.spentUsd(rung);
+  return levels;
+}
+
+/** The history series of a connection window's remaining percent. */
+export function remainingSeries(connectionId: string, windowId: string): string {
+  return `remaining:${connectionId}:${windowId}`;
+}
+
+/** The history series of a paid rung's spend in its budget window. */
+export function spentSeries(rung: string): string {
+  return `spent:${rung}`;
+}
+
+/**
+ * The full snapshot: takes a level reading into the history first (so the history and the pace
+ * follow every look at the page), then builds {@link gatewayStatus} over the last hour.
+ */
+export async function statusSnapshot(
+  app: AppContext,
+  tracker: StatusTracker,
+): Promise<GatewayStatus> {
+  tracker.recordLevels(statusLevels(app));
+  const nowMs = app.deps.now();
+  const recent = await tracker.history(nowMs - 3_600_000 - 300_000, nowMs + 1);
+  return gatewayStatus(app, tracker, recent);
+}
+
+function servedOf(record: ServedRecord): StatusServed {
+  return {
+    rung: record.rung,
+    connection: record.connection,
+    model: record.model,
+    at: new Date(record.atMs).toISOString(),
+  };
+}
+
+function samplesOf(buckets: readonly HistoryBucket[], series: string): RemainingSample[] {
+  const samples: RemainingSample[] = [];
+  for (const bucket of buckets) {
+    const reading = bucket.levels[series];
+    if (reading) samples.push({ atMs: reading.atMs, remainingPercent: reading.value });
+  }
+  return samples;
+}
+
+// The same explanation `/v1/ladder` gives (explainModel), so the page and the ladder route use
+// the same words for why a connection is out.
+function exclusionsByConnection(app: AppContext): Map<string, StatusExclusion[]> {
+  const byConnection = new Map<string, StatusExclusion[]>();
+  const add = (connectionId: string, entry: StatusExclusion) => {
+    const list = byConnection.get(connectionId) ?? [];
+    if (!list.some((e) => e.routingId === entry.routingId && e.reason === entry.reason)) {
+      list.push(entry);
+    }
+    byConnection.set(connectionId, list);
+  };
+  const source = explainSourceOf(app);
+  for (const routingId of STATUS_ROUTING_IDS) {
+    let explanation: ReturnType<typeof explainModel>;
+    try {
+      explanation = explainModel(source, routingId);
+    } catch {
+      continue;
+    }
+    for (const excluded of explanation.excluded) {
+      add(excluded.connectionId, {
+        routingId,
+        model: excluded.model,
+        reason: excluded.reason,
+      });
+    }
+    for (const candidate of explanation.ladder.candidates) {
+      for (const connection of candidate.connections) {
+        if (connection.verdict !== "out" || connection.connectionId === null) continue;
+        add(connection.connectionId, {
+          routingId,
+          model: connection.model,
+          reason: connection.reason,
+        });
+      }
+    }
+  }
+  return byConnection;
+}
+
+// Read defensively: the quota cache may or may not carry overage evidence on its state.
+function overageEvidenceOf(state: unknown): StatusOverageEvidence | null {
+  if (state === null || typeof state !== "object") return null;
+  const raw = (state as { overageEvidence?: unknown }).overageEvidence;
+  if (raw === null || typeof raw !== "object") return null;
+  const value = raw as Record<string, unknown>;
+  if (value.evidence !== "on" && value.evidence !== "off") return null;
+  if (typeof value.observedAt !== "string") return null;
+  return {
+    evidence: value.evidence,
+    source: typeof value.source === "string" ? value.source : "unknown",
+    observedAt: value.observedAt,
+    detail: typeof value.detail === "string" ? value.detail : null,
   };
 }
 

@@ -1,69 +1,195 @@
-import type { GatewayStatus } from "./gateway-status";
+import type { GatewayStatus, StatusWindow } from "./gateway-status";
+import type { HistoryBucket } from "./history-store";
+import { escapeHtml } from "./html";
+import { formatSpan } from "./pace";
+import { PAGE_SCRIPT } from "./page-script";
+import { PAGE_STYLE } from "./page-style";
+import { type ChartSeries, cssName, lineChart, requestsChart } from "./status-charts";
+
+type StatusConnection = GatewayStatus["connections"][number];
 
 /**
- * The `GET /` status page: rungs, quota bars with reset countdowns, spend against budgets. One
- * self-contained HTML document (inline CSS, no script, no external asset), from the same data
- * as `/v1/status`.
+ * The `GET /` status page: one self-contained HTML document (inline CSS, SVG and a small script,
+ * no external asset). Without JavaScript it is a complete snapshot; with it, the `<main>` is
+ * replaced by every `/v1/status/events` push and the reset countdowns tick.
  */
-export function renderStatusPage(status: GatewayStatus, nowMs: number): string {
-  const rows = status.connections
-    .map((connection) => {
-      const quota = connection.quota;
-      const percent = quota?.remainingPercent;
-      const bar =
-        percent === null || percent === undefined
-          ? `<span class="muted">${quota ? escapeHtml(quota.status) : "no reading yet"}</span>`
-          : `<div class="bar"><div style="width:${Math.max(0, Math.min(100, percent)).toFixed(0)}%"></div></div> ${percent.toFixed(0)}%`;
-      const reset = quota?.resetAt ? countdown(quota.resetAt, nowMs) : "";
-      const state = connection.enabled
-        ? connection.cooldownUntil
-          ? `cooling until ${escapeHtml(connection.cooldownUntil)}`
-          : "ready"
-        : escapeHtml(connection.disabledReason ?? "disabled");
-      return `<tr><td>${escapeHtml(connection.id)}</td><td>${escapeHtml(connection.provider)}</td><td>${escapeHtml(connection.rungs.join(", "))}</td><td>${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}</td><td>${bar}</td><td>${escapeHtml(reset)}</td><td>${state}</td></tr>`;
-    })
-    .join("\n");
-  const budgets = status.budgets
-    .map(
-      (budget) =>
-        `<tr><td>${escapeHtml(budget.rung)}</td><td>${escapeHtml(budget.windowKey)}</td><td>$${budget.spentUsd.toFixed(6)}</td><td>$${budget.reservedUsd.toFixed(6)}</td><td>${budget.budgetUsd === null ? "unbudgeted" : `$${budget.budgetUsd.toFixed(2)}`}</td></tr>`,
-    )
-    .join("\n");
-  const perRung = Object.entries(status.requestsLastHour)
-    .map(([rung, count]) => `<li>${escapeHtml(rung)}: ${count}</li>`)
-    .join("");
+export function renderStatusPage(status: GatewayStatus, history: readonly HistoryBucket[]): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>planfirst gateway</title>
-<style>body{font:14px system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse;margin-bottom:1.5rem}td,th{padding:.3rem .7rem;border-bottom:1px solid #ddd;text-align:left}.bar{display:inline-block;width:120px;height:10px;background:#eee;vertical-align:middle}.bar div{height:10px;background:#3a7}.muted{color:#888}</style>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>planfirst status</title>
+<style>${PAGE_STYLE}</style>
 </head><body>
-<h1>planfirst gateway</h1>
-<p>Catalog ${escapeHtml(status.catalog.version)}, data date ${escapeHtml(status.catalog.dataDate)}. Evaluated ${escapeHtml(status.evaluatedAt)}. Routing ids: auto/subscription, auto/thrifty.</p>
-<h2>Connections</h2>
-<table><tr><th>connection</th><th>provider</th><th>rung</th><th>billing / overage</th><th>quota</th><th>resets in</th><th>state</th></tr>
-${rows}
-</table>
-<h2>Spend against budgets</h2>
-<table><tr><th>rung</th><th>window</th><th>spent</th><th>reserved</th><th>budget</th></tr>
-${budgets}
-</table>
-<h2>Requests per rung, last hour</h2>
-<ul>${perRung || "<li>none yet</li>"}</ul>
+<a class="skip" href="#ladder">Skip to the ladder</a>
+<header class="top"><h1>planfirst</h1><p id="live" role="status" aria-live="polite">snapshot</p></header>
+<main id="status" data-now="${escapeHtml(status.evaluatedAt)}">
+${renderStatusMain(status, history)}
+</main>
+<script>${PAGE_SCRIPT}</script>
 </body></html>`;
 }
 
-function countdown(iso: string, nowMs: number): string {
-  const ms = Date.parse(iso) - nowMs;
-  if (!Number.isFinite(ms)) return "";
-  if (ms <= 0) return "reset passed";
-  const minutes = Math.ceil(ms / 60_000);
-  const hours = Math.floor(minutes / 60);
-  return hours > 0 ? `${hours} h ${minutes % 60} min` : `${minutes} min`;
+/** The content of the page's `<main>`: what each live push replaces. */
+export function renderStatusMain(status: GatewayStatus, history: readonly HistoryBucket[]): string {
+  const nowMs = Date.parse(status.evaluatedAt);
+  return [
+    `<p class="meta">Catalog ${escapeHtml(status.catalog.version)}, data date ${escapeHtml(status.catalog.dataDate)}. As of <time datetime="${escapeHtml(status.evaluatedAt)}">${escapeHtml(status.evaluatedAt.replace("T", " ").slice(0, 19))} UTC</time>.</p>`,
+    servedSummary(status),
+    `<section aria-labelledby="ladder-h"><h2 id="ladder-h">The ladder</h2><ol class="ladder" id="ladder">${status.rungOrder.map((rung, index) => rungSection(status, rung, index, nowMs)).join("")}</ol></section>`,
+    historySection(status, history, nowMs),
+  ].join("\n");
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
+function servedSummary(status: GatewayStatus): string {
+  const entries = Object.entries(status.lastServed);
+  if (entries.length === 0) {
+    return `<section class="served-summary" aria-label="Last served"><p>No request served yet.</p></section>`;
+  }
+  const items = entries
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([id, served]) =>
+        `<li data-served-id="${escapeHtml(id)}"><b>${escapeHtml(id)}</b> → <span class="rung-name">${escapeHtml(served.rung)}</span> (${escapeHtml(served.connection)}, ${escapeHtml(served.model)}) at <time datetime="${escapeHtml(served.at)}">${escapeHtml(served.at.slice(11, 19))}</time></li>`,
+    )
+    .join("");
+  return `<section class="served-summary" aria-label="Last served"><h2>Last served</h2><ul>${items}</ul></section>`;
+}
+
+function rungSection(status: GatewayStatus, rung: string, index: number, nowMs: number): string {
+  const connections = status.connections.filter((c) => c.rungs.includes(rung));
+  const servedHere = Object.entries(status.lastServed)
+    .filter(([, served]) => served.rung === rung)
+    .map(([id]) => id)
+    .sort();
+  const marker = servedHere.length
+    ? `<span class="marker" data-marker="${escapeHtml(servedHere.join(" "))}">last served: ${servedHere.map(escapeHtml).join(", ")}</span>`
+    : "";
+  const budget = status.budgets.find((b) => b.rung === rung);
+  const cards = connections.map((c) => connectionCard(c, nowMs)).join("");
+  return `<li class="rung rung-${cssName(rung)}${servedHere.length ? " served" : ""}" id="rung-${cssName(rung)}" data-rung="${escapeHtml(rung)}"><div class="rung-head"><h3><span class="idx">${index}</span> ${escapeHtml(rung)}</h3>${marker}</div>${budget ? budgetMeter(budget) : ""}<div class="cards">${cards || `<p class="muted">no connection on this rung</p>`}</div></li>`;
+}
+
+function connectionCard(connection: StatusConnection, nowMs: number): string {
+  const windows = connection.quota?.windows ?? [];
+  const quota = !connection.enabled
+    ? ""
+    : windows.length > 0
+      ? windows.map((w) => windowBar(connection.id, w, nowMs)).join("")
+      : connection.quota
+        ? `<p class="muted">${escapeHtml(connection.quota.status)} (no windows reported)</p>`
+        : `<p class="muted">no quota reading yet</p>`;
+  const evidence = connection.overageEvidence
+    ? `overage evidence: <b>${escapeHtml(connection.overageEvidence.evidence)}</b> (${escapeHtml(connection.overageEvidence.source)}, ${escapeHtml(connection.overageEvidence.observedAt.slice(11, 19))}${connection.overageEvidence.detail ? `, ${escapeHtml(connection.overageEvidence.detail)}` : ""})`
+    : "overage evidence: no evidence";
+  const out = connection.out.length
+    ? `<ul class="out" aria-label="why it is out">${connection.out.map((o) => `<li><b>${escapeHtml(o.routingId)}</b> (${escapeHtml(o.model)}): ${escapeHtml(o.reason)}</li>`).join("")}</ul>`
+    : "";
+  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${quota}${out}</article>`;
+}
+
+function stateOf(connection: StatusConnection, nowMs: number): string {
+  if (!connection.enabled) {
+    return `<span class="bad">disabled: ${escapeHtml(connection.disabledReason ?? "unknown reason")}</span>`;
+  }
+  if (connection.cooldownUntil) {
+    return `<span class="warn">cooling down until <time datetime="${escapeHtml(connection.cooldownUntil)}">${escapeHtml(connection.cooldownUntil.slice(11, 19))}</time> (${countdown(connection.cooldownUntil, nowMs, "ends in")})</span>`;
+  }
+  if (connection.quota?.status === "exhausted") return `<span class="bad">exhausted</span>`;
+  return `<span class="ok">ready</span>`;
+}
+
+function windowBar(connectionId: string, window: StatusWindow, nowMs: number): string {
+  const scope = window.model ? `model ${window.model}` : "account";
+  const name = `${window.windowId} window (${scope})`;
+  const percent = window.remainingPercent;
+  const pace = `<p class="pace">${escapeHtml(window.pace.summary)}</p>`;
+  const reset = window.resetAt ? countdown(window.resetAt, nowMs, "resets in") : "reset unknown";
+  if (percent === null) {
+    return `<div class="window" data-window="${escapeHtml(`${connectionId}:${window.windowId}`)}"><div class="wlabel">${escapeHtml(name)}: <span class="muted">remaining unknown (${escapeHtml(window.status)})</span></div><div class="wmeta">${reset}</div>${pace}</div>`;
+  }
+  const value = Math.max(0, Math.min(100, percent));
+  const level = value <= 5 ? "low" : value <= 25 ? "mid" : "high";
+  return `<div class="window" data-window="${escapeHtml(`${connectionId}:${window.windowId}`)}"><div class="wlabel">${escapeHtml(name)}: <b class="pct">${value.toFixed(0)}%</b> remaining</div><div class="bar ${level}" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${value.toFixed(0)}" aria-label="${escapeHtml(`${name}: ${value.toFixed(0)}% remaining`)}"><span style="width:${value.toFixed(1)}%"></span></div><div class="wmeta">${reset}</div>${pace}</div>`;
+}
+
+function budgetMeter(budget: GatewayStatus["budgets"][number]): string {
+  const spent = `$${budget.spentUsd.toFixed(4)}`;
+  const reserved = `$${budget.reservedUsd.toFixed(4)}`;
+  if (budget.budgetUsd === null) {
+    return `<p class="budget">spent ${spent} this ${escapeHtml(budget.window)} (${escapeHtml(budget.windowKey)}), reserved ${reserved} apart; no budget set</p>`;
+  }
+  const limit = budget.budgetUsd;
+  const spentPct = limit > 0 ? Math.min(100, (budget.spentUsd / limit) * 100) : 100;
+  const reservedPct = limit > 0 ? Math.min(100 - spentPct, (budget.reservedUsd / limit) * 100) : 0;
+  const label = `spent ${spent} of $${limit.toFixed(2)} this ${budget.window} (${budget.windowKey}), reserved ${reserved} apart`;
+  return `<div class="budget"><p>${escapeHtml(label)}</p><div class="bar spend" role="meter" aria-valuemin="0" aria-valuemax="${limit}" aria-valuenow="${budget.spentUsd}" aria-label="${escapeHtml(label)}"><span style="width:${spentPct.toFixed(1)}%"></span><i style="width:${reservedPct.toFixed(1)}%"></i></div></div>`;
+}
+
+/** A countdown element the page script keeps ticking (server-rendered text included). */
+function countdown(iso: string, nowMs: number, prefix: string): string {
+  return `<time class="countdown" datetime="${escapeHtml(iso)}" data-until="${escapeHtml(iso)}" data-prefix="${escapeHtml(prefix)}">${escapeHtml(countdownText(Date.parse(iso) - nowMs, prefix))}</time>`;
+}
+
+/**
+ * The countdown text the server renders and the page script repeats each second: "resets in
+ * 1 h 59 min", "resets in 4 min 30 s", "reset passed".
+ */
+export function countdownText(ms: number, prefix: string): string {
+  if (!Number.isFinite(ms)) return "";
+  if (ms <= 0) return prefix === "resets in" ? "reset passed" : "ended";
+  const seconds = Math.ceil(ms / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h >= 48) return `${prefix} ${formatSpan(ms)}`;
+  return h > 0 ? `${prefix} ${h} h ${m} min` : `${prefix} ${m} min ${s} s`;
+}
+
+function historySection(
+  status: GatewayStatus,
+  history: readonly HistoryBucket[],
+  nowMs: number,
+): string {
+  const remaining: ChartSeries[] = [];
+  const spent: ChartSeries[] = [];
+  const seriesNames = new Set<string>();
+  for (const bucket of history)
+    for (const name of Object.keys(bucket.levels)) seriesNames.add(name);
+  let colour = 0;
+  for (const name of [...seriesNames].sort()) {
+    const points = history
+      .map((bucket) => bucket.levels[name])
+      .filter((r) => r !== undefined)
+      .map((r) => ({ atMs: r.atMs, value: r.value }));
+    if (name.startsWith("remaining:")) {
+      const [, connection, ...windowId] = name.split(":");
+      const isPlan = status.connections.some(
+        (c) => c.id === connection && c.rungs.includes("subscription"),
+      );
+      if (!isPlan) continue;
+      remaining.push({
+        label: `${connection} ${windowId.join(":")}`,
+        className: `s${colour++ % 6}`,
+        points,
+      });
+    } else if (name.startsWith("spent:")) {
+      const rung = name.slice("spent:".length);
+      spent.push({ label: rung, className: `rung-${cssName(rung)}`, points });
+    }
+  }
+  return `<section aria-labelledby="history-h" class="history"><h2 id="history-h">Last 24 hours</h2>${requestsChart(history, status.rungOrder, nowMs)}${lineChart({ id: "chart-remaining", title: "Plan windows, remaining %", series: remaining, nowMs, maxValue: 100, unit: "%" })}${lineChart({ id: "chart-spend", title: "Spend per paid rung (budget window)", series: spent, nowMs, unit: "$" })}</section>`;
+}
+
+/** The login form shown at `GET /` when client keys are configured and none was presented. */
+export function renderLoginPage(message: string | null): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>planfirst status: sign in</title>
+<style>${PAGE_STYLE}</style></head><body>
+<main class="login"><h1>planfirst</h1>
+<form method="post" action="/status/login"><label for="key">Client key</label>
+<input id="key" name="key" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Open the status page</button></form>
+${message ? `<p class="bad" role="alert">${escapeHtml(message)}</p>` : ""}
+<p class="muted">The key is sent once in the form body; the page then keeps an HttpOnly session cookie that opens only the status page.</p>
+</main></body></html>`;
 }

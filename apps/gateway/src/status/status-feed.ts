@@ -1,0 +1,138 @@
+import type { AppContext } from "../app/app-context";
+import { type GatewayStatus, statusSnapshot } from "./gateway-status";
+import { CHART_SPAN_MS } from "./status-charts";
+import { renderStatusMain } from "./status-page";
+import type { StatusTracker } from "./status-tracker";
+
+/** One push of the feed: the server's clock and the rendered `<main>` of the page. */
+export interface StatusPush {
+  /** ISO-8601 instant of the snapshot (the gateway's clock, which the countdowns follow). */
+  now: string;
+  html: string;
+  status: GatewayStatus;
+}
+
+/** Options of {@link createStatusFeed}. */
+export interface StatusFeedOptions {
+  /** Real-time interval between looks at live state while someone listens. Default 1 000 ms. */
+  checkIntervalMs?: number;
+  /** Real-time interval of the keep-alive comment while nothing changes. Default 15 000 ms. */
+  heartbeatMs?: number;
+}
+
+/** A listener of the feed: `push` on each change, `heartbeat` while nothing changes. */
+export interface StatusListener {
+  push(push: StatusPush): void;
+  heartbeat(): void;
+}
+
+/**
+ * The live feed behind `/v1/status/events`: while at least one page listens, it looks at live
+ * state once a second (and at once after each served request), and pushes a new rendering to
+ * every listener only when the snapshot changed; a heartbeat keeps idle connections open. One
+ * feed serves all listeners, so ten open pages cost what one does. Nothing runs when nobody
+ * listens.
+ */
+export interface StatusFeed {
+  /** Adds a listener (it gets the current rendering first); returns the unsubscribe function. */
+  subscribe(listener: StatusListener): () => void;
+  /** The current snapshot and rendering. */
+  current(): Promise<StatusPush>;
+  /** Stops timers and drops listeners. */
+  close(): void;
+}
+
+/** Creates the feed of one app. */
+export function createStatusFeed(
+  app: AppContext,
+  tracker: StatusTracker,
+  options: StatusFeedOptions = {},
+): StatusFeed {
+  const listeners = new Set<StatusListener>();
+  let timer: NodeJS.Timeout | undefined;
+  let lastKey = "";
+  let lastBeatMs = Date.now();
+  let checking: Promise<void> | undefined;
+  let again = false;
+  let unwatch: (() => void) | undefined;
+
+  async function current(): Promise<StatusPush> {
+    const status = await statusSnapshot(app, tracker);
+    const nowMs = Date.parse(status.evaluatedAt);
+    const history = await tracker.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
+    return { now: status.evaluatedAt, html: renderStatusMain(status, history), status };
+  }
+
+  async function checkOnce(): Promise<void> {
+    const push = await current();
+    const key = changeKey(push.status);
+    if (key !== lastKey) {
+      lastKey = key;
+      lastBeatMs = Date.now();
+      for (const listener of listeners) listener.push(push);
+    } else if (Date.now() - lastBeatMs >= (options.heartbeatMs ?? 15_000)) {
+      lastBeatMs = Date.now();
+      for (const listener of listeners) listener.heartbeat();
+    }
+  }
+
+  // One look at a time; a request for a look while one runs schedules exactly one more.
+  function check(): void {
+    if (checking) {
+      again = true;
+      return;
+    }
+    checking = checkOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        checking = undefined;
+        if (again && listeners.size > 0) {
+          again = false;
+          check();
+        }
+      });
+  }
+
+  function stop(): void {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    unwatch?.();
+    unwatch = undefined;
+  }
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      void current()
+        .then((push) => {
+          if (listeners.has(listener)) listener.push(push);
+        })
+        .catch(() => undefined);
+      if (!timer) {
+        lastKey = "";
+        timer = setInterval(check, options.checkIntervalMs ?? 1_000);
+        timer.unref();
+        unwatch = tracker.onChange(check);
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) stop();
+      };
+    },
+    current,
+    close() {
+      stop();
+      listeners.clear();
+    },
+  };
+}
+
+// What counts as a change: everything in the snapshot except the instants that move with the
+// clock on their own (the countdowns tick in the page itself).
+function changeKey(status: GatewayStatus): string {
+  return JSON.stringify(status, (key, value) =>
+    key === "evaluatedAt" || key === "exhaustsAt" || key === "runsOutBeforeResetMs"
+      ? undefined
+      : value,
+  );
+}
