@@ -1,0 +1,145 @@
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PreparedRequest } from "../connector";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorSpec } from "../connector-spec";
+import { createSqliteCredentialPersistence } from "../sqlite-credential-persistence";
+import { createKimiConnector } from "./kimi-connector";
+import { parseKimiUsage } from "./kimi-usage";
+
+let clockMs = Date.UTC(2026, 11, 1, 9, 0, 0);
+let fakes: FakePlanProviders;
+let dir: string;
+beforeAll(async () => {
+  fakes = await startFakePlanProviders({ now: () => clockMs, accessTokenTtlSec: 900 });
+  dir = await mkdtemp(join(tmpdir(), "planfirst-kimi-"));
+});
+afterAll(async () => {
+  await fakes.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const call = { model: "kimi-for-coding", stream: false };
+
+function spec(refreshToken: string): ConnectorSpec {
+  return {
+    id: "kimi-code",
+    provider: "kimi",
+    authType: "oauth",
+    baseUrl: fakes.kimi.baseUrl,
+    credential: { refreshToken, tokenUrl: fakes.kimi.tokenUrl, clientId: fakes.kimi.clientId },
+  };
+}
+
+function send(prepared: PreparedRequest) {
+  return fetch(prepared.url, {
+    method: "POST",
+    headers: prepared.headers,
+    body: JSON.stringify({ model: "kimi-for-coding", messages: [] }),
+  });
+}
+
+describe("kimi usage", () => {
+  it("reads the weekly usage and the 300-minute window from string numbers", () => {
+    const payload = JSON.parse(
+      readFileSync(new URL("./__fixtures__/usages.json", import.meta.url), "utf8"),
+    );
+    expect(parseKimiUsage(payload, clockMs)).toEqual([
+      expect.objectContaining({
+        windowId: "7d",
+        remainingPercent: 74,
+        resetAt: "2026-02-11T16:00:00.000Z",
+      }),
+      expect.objectContaining({ windowId: "5h", remainingPercent: 100, windowSeconds: 18_000 }),
+    ]);
+    expect(parseKimiUsage({ usage: { limit: "0" } }, clockMs)).toEqual([]);
+    expect(parseKimiUsage("nonsense", clockMs)).toEqual([]);
+  });
+});
+
+describe("kimi connector", () => {
+  it("rotates the refresh token on every refresh and keeps only the newest in the SQLite file", async () => {
+    const file = join(dir, "rotation.db");
+    const persistence = createSqliteCredentialPersistence(file);
+    const login = fakes.kimi.issueLogin();
+    const c = createKimiConnector(spec(login.refreshToken), { persistence, now: () => clockMs });
+    const first = await c.prepare(call);
+    expect(first.url).toBe(`${fakes.kimi.baseUrl}/chat/completions`);
+    expect((await send(first)).status).toBe(200);
+    const afterFirst = (await persistence.read("connection:kimi-code"))!.refreshToken;
+    expect(afterFirst).not.toBe(login.refreshToken);
+
+    clockMs += 900_000 - 10_000; // within the skew of the 15 min token
+    const second = await c.prepare(call);
+    expect((await send(second)).status).toBe(200);
+    const afterSecond = (await persistence.read("connection:kimi-code"))!.refreshToken;
+    expect(afterSecond).not.toBe(afterFirst);
+    persistence.close();
+
+    // After a restart the stored (rotated) token is used: the configured one is long dead.
+    const reopened = createSqliteCredentialPersistence(file);
+    const restarted = createKimiConnector(spec(login.refreshToken), {
+      persistence: reopened,
+      now: () => clockMs,
+    });
+    fakes.kimi.expireAccessTokens();
+    const before = fakes.kimi.tokenRequests;
+    await restarted.prepare(call); // loads, then the token is still valid by its expiry…
+    restarted.invalidateCredential(); // …but the server refused it: one refresh with the stored token
+    const retried = await restarted.prepare(call);
+    expect(fakes.kimi.tokenRequests).toBe(before + 1);
+    expect((await send(retried)).status).toBe(200);
+    reopened.close();
+  });
+
+  it("a refused refresh names the connection, not the token", async () => {
+    const persistence = createSqliteCredentialPersistence(join(dir, "refused.db"));
+    const c = createKimiConnector(spec("kimi-rt-not-issued-by-the-server"), {
+      persistence,
+      now: () => clockMs,
+    });
+    const error = await Promise.resolve(c.prepare(call)).catch((e: unknown) => e);
+    expect(ConnectorError.isInstance(error)).toBe(true);
+    expect(String((error as Error).message)).toMatch(/kimi-code.*400 \(invalid_grant\)/);
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(
+      "kimi-rt-not-issued",
+    );
+    persistence.close();
+  });
+
+  it("polls /usages with the access token", async () => {
+    const persistence = createSqliteCredentialPersistence(join(dir, "usage.db"));
+    const c = createKimiConnector(spec(fakes.kimi.issueLogin().refreshToken), {
+      persistence,
+      now: () => clockMs,
+    });
+    const request = await c.usageRequest();
+    expect(request!.url).toBe(fakes.kimi.usageUrl);
+    const windows = c.parseUsage(
+      await (await fetch(request!.url, { headers: request!.headers })).json(),
+      clockMs,
+    );
+    expect(windows.map((w) => [w.windowId, w.remainingPercent])).toEqual([
+      ["7d", 75],
+      ["5h", 90],
+    ]);
+    persistence.close();
+  });
+
+  it("takes a console API key as a static credential, synchronously", () => {
+    const persistence = createSqliteCredentialPersistence(":memory:");
+    const c = createKimiConnector(
+      { id: "kimi-key", provider: "kimi", authType: "apikey", credential: "sk-kimi-console" },
+      { persistence, now: () => clockMs },
+    );
+    expect(c.prepare(call)).toMatchObject({
+      url: "https://api.kimi.com/coding/v1/chat/completions",
+      headers: { authorization: "Bearer sk-kimi-console" },
+    });
+    persistence.close();
+  });
+});

@@ -1,0 +1,88 @@
+import { parseResponseSignals } from "@planfirst/quota-cache";
+import { joinUrl, type UpstreamConnector } from "../connector";
+import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
+import { refreshTokenGrant } from "../oauth-refresh";
+import { baseRequestHeaders } from "../request-headers";
+import { parseKimiUsage } from "./kimi-usage";
+
+/** Kimi Code's OpenAI-compatible base. */
+export const KIMI_DEFAULT_BASE_URL = "https://api.kimi.com/coding/v1";
+
+/** Kimi's auth server token endpoint (refresh_token grant, form-encoded). */
+export const KIMI_DEFAULT_TOKEN_URL = "https://auth.kimi.com/api/oauth/token";
+
+/**
+ * The public OAuth client Kimi Code CLI logins are issued to, as public documentation of its
+ * login records it; a refresh must name it. Override with `clientId` if Kimi changes it.
+ */
+export const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
+
+/**
+ * A Kimi Code plan: chat completions at `{baseUrl}/chat/completions` with `Bearer`, either a
+ * console API key (`credential: env:NAME`) or an OAuth login whose access token (about 15 min)
+ * is refreshed with the refresh_token grant; every refresh rotates the refresh token, and the
+ * new one replaces the old in persistence before it is used. Usage at `{baseUrl}/usages`. No
+ * paid-overage signal is known, so `billsAfterWindow()` stays null.
+ */
+export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
+  const refreshable = refreshableSpec(spec);
+  const tokenUrl = refreshable?.tokenUrl ?? KIMI_DEFAULT_TOKEN_URL;
+  const clientId = refreshable?.clientId ?? KIMI_CODE_CLIENT_ID;
+  const credential = connectionCredential(spec, deps, {
+    refresher: async (current) => {
+      if (!current.refreshToken) {
+        throw new ConnectorError({
+          code: "credential_refresh_failed",
+          message: `connection ${spec.id}: the Kimi login has no refresh token`,
+          connectionId: spec.id,
+        });
+      }
+      const answer = await refreshTokenGrant({
+        connectionId: spec.id,
+        tokenUrl,
+        clientId,
+        refreshToken: current.refreshToken,
+        encoding: "form",
+      });
+      return {
+        ...current,
+        accessToken: answer.access_token,
+        refreshToken: answer.refresh_token ?? current.refreshToken,
+        expiresAtMs: answer.expires_in ? deps.now() + answer.expires_in * 1000 : null,
+        updatedAtMs: deps.now(),
+      };
+    },
+  });
+  const baseUrl = spec.baseUrl ?? KIMI_DEFAULT_BASE_URL;
+  const url = joinUrl(baseUrl, "/chat/completions");
+  const usageUrl = spec.usageUrl ?? joinUrl(baseUrl, "/usages");
+  return {
+    provider: "kimi",
+    protocol: "openai",
+    prepare(call) {
+      return withToken(credential, (token) => {
+        const headers = baseRequestHeaders(call, spec.headers);
+        headers.authorization = `Bearer ${token}`;
+        return { url, headers };
+      });
+    },
+    usageRequest() {
+      return withToken(credential, (token) => ({
+        url: usageUrl,
+        method: "GET" as const,
+        headers: { accept: "application/json", authorization: `Bearer ${token}` },
+      }));
+    },
+    parseUsage: parseKimiUsage,
+    classifyFailure(status, headers, body, observedAtMs) {
+      return parseResponseSignals("kimi", { status, headers, body, observedAtMs }).failure ?? null;
+    },
+    observeHeaders() {
+      // Kimi sends no billing evidence.
+    },
+    invalidateCredential: (token) => credential.invalidate(token),
+    billsAfterWindow: () => null,
+  };
+}
