@@ -19,14 +19,14 @@ import { createRedisSpendStore } from "@planfirst/spend-ledger/redis";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
-import { buildGatewayApp } from "./app";
-import type { AppContext, GatewayEnv } from "./app-context";
+import { buildGatewayApp } from "./app/create-app";
+import type { AppContext, GatewayEnv } from "./app/app-context";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
 import type { GatewayDeps } from "./deps";
 import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
-import { registerStateGauges } from "./observability/state-gauges";
+import { registerStateGauges } from "./app/state-gauges";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import { createUpstreamClient } from "./upstream";
 

@@ -1,12 +1,12 @@
-export { buildGatewayApp, createApp, type GatewayApp } from "./app";
-export type { AppContext, GatewayEnv } from "./app-context";
+export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
+export type { AppContext, GatewayEnv } from "./app/app-context";
 export {
   ANONYMOUS_CLIENT,
   type ClientIdentity,
   type ClientKeyVerifier,
   createClientKeyVerifier,
-} from "./auth/client-keys";
-export { type ConfigFinding, checkConfig } from "./config/check-config";
+} from "./app/auth/client-keys";
+export { type ConfigFinding, checkConfig } from "./app/check-config";
 export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
 export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
 export {
@@ -35,13 +35,13 @@ export {
   explainSourceOf,
   type GatewayExclusion,
   type ModelExplanation,
-} from "./dispatch/explain";
+} from "./routing/explain-model";
 export { RECEIPT_HEADERS, type Receipt } from "./dispatch/receipt";
 export {
   type CandidateGroup,
   createRoutingTable,
   type RoutingTable,
-} from "./dispatch/routing-table";
+} from "./routing/routing-table";
 export {
   type AttemptRecord,
   ConfigError,

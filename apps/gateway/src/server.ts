@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Logger } from "pino";
+import { nodeFastPaths } from "./app/create-app";
 import { loadConfigFile } from "./config/load-config";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
@@ -101,7 +102,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     usagePollJitterMs: options.usagePollJitterMs,
   });
   await gateway.ready();
-  const server = createServer(createNodeListener(gateway.context, gateway.app.fetch));
+  const server = createServer(
+    createNodeListener(nodeFastPaths(gateway.context), gateway.app.fetch),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -1,6 +1,6 @@
 import { badRequest, unauthorized } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
-import type { ModelExplanation } from "../src/dispatch/explain";
+import type { ModelExplanation } from "../src/routing/explain-model";
 import type { GatewayStatus } from "../src/status/gateway-status";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { chatBody, getJson, ledgerOf, messagesBody, post, useTestBed } from "./harness";

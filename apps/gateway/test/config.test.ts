@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { checkConfig } from "../src/config/check-config";
+import { checkConfig } from "../src/app/check-config";
 import { configJsonSchemaText } from "../src/config/json-schema";
 import { loadConfigFile, parseConfig } from "../src/config/load-config";
 import { resolveSecrets } from "../src/config/secrets";

@@ -1,7 +1,7 @@
 import { claudeRateLimited, type FakeUpstream, serverError } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
-import type { ModelExplanation } from "../src/dispatch/explain";
+import type { ModelExplanation } from "../src/routing/explain-model";
 import { claudeUsagePayload, TEST_ENV } from "./fixtures";
 import { CLAUDE_HARD_STOP_ENTRY, chatBody, getJson, post, useTestBed } from "./harness";
 

@@ -1,7 +1,8 @@
+import type { GatewayDeps } from "../deps";
+import type { Dispatcher } from "../dispatch/dispatcher";
+import type { RoutingTable } from "../routing/routing-table";
+import type { StatusTracker } from "../status/status-tracker";
 import type { ClientIdentity, ClientKeyVerifier } from "./auth/client-keys";
-import type { GatewayDeps } from "./deps";
-import type { Dispatcher } from "./dispatch/dispatch";
-import type { RoutingTable } from "./dispatch/routing-table";
 
 /** What every route reads: the injected deps and what `createApp` built from them once. */
 export interface AppContext {
@@ -9,6 +10,8 @@ export interface AppContext {
   readonly table: RoutingTable;
   readonly dispatcher: Dispatcher;
   readonly verifier: ClientKeyVerifier;
+  /** Last-served rungs and the history behind the status page. */
+  readonly status: StatusTracker;
 }
 
 /** Hono environment of the gateway: the authenticated client rides in `c.var.client`. */

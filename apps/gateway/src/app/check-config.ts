@@ -1,7 +1,7 @@
 import { validateRungBudgets } from "@planfirst/subscription-ladder";
-import { compileGlob, createRoutingTable } from "../dispatch/routing-table";
-import type { GatewayConfig } from "./schema";
-import { envName, type GatewayEnv } from "./secrets";
+import type { GatewayConfig } from "../config/schema";
+import { envName, type GatewayEnv } from "../config/secrets";
+import { compileGlob, createRoutingTable } from "../routing/routing-table";
 
 /** One finding of `checkConfig`. */
 export interface ConfigFinding {

@@ -1,20 +1,25 @@
 import { Hono } from "hono";
-import { errorReply } from "./app/on-error";
+import type { GatewayDeps } from "../deps";
+import { createDispatcher } from "../dispatch/dispatcher";
+import { GatewayError } from "../errors";
+import { requestHeader } from "../http/client-signal";
+import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
+import { createRoutingTable } from "../routing/routing-table";
+import { createMemoryHistoryStore } from "../status/history-store";
+import { observeServed } from "../status/observe-served";
+import { createStatusTracker } from "../status/status-tracker";
 import type { AppContext, GatewayEnv } from "./app-context";
-import { type ClientIdentity, createClientKeyVerifier } from "./auth/client-keys";
-import type { GatewayDeps } from "./deps";
-import { createDispatcher } from "./dispatch/dispatch";
-import { createRoutingTable } from "./dispatch/routing-table";
-import { GatewayError } from "./errors";
-import { errorBody } from "./http/error-body";
-import { requestHeader } from "./http/node-env";
-import type { WireProtocol } from "./protocols";
+import { authenticate } from "./auth/authenticate";
+import { createClientKeyVerifier } from "./auth/client-keys";
+import { errorReply } from "./on-error";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
+import { completionNodeHandler } from "./routes/completions";
 import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
 import { messagesRoutes } from "./routes/messages";
 import { modelsRoutes } from "./routes/models";
-import { statusRoutes } from "./routes/status";
+import { completionRoutes, protocolOfPath } from "./routes/route-table";
+import { isStatusPath, statusRoutes } from "./routes/status";
 
 /** A built gateway app: the Hono app plus what it built from its deps. */
 export interface GatewayApp {
@@ -40,13 +45,15 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  */
 export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
   const table = createRoutingTable(deps.config, deps.secrets);
-  const dispatcher = createDispatcher(deps, table);
+  const status =
+    deps.statusTracker ?? createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
+  const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
-  const context: AppContext = { deps, table, dispatcher, verifier };
+  const context: AppContext = { deps, table, dispatcher, verifier, status };
 
   const hono = new Hono<GatewayEnv>();
   hono.use(async (c, next) => {
-    if (c.req.path === "/healthz") return next();
+    if (c.req.path === "/healthz" || isStatusPath(c.req.path)) return next();
     c.set(
       "client",
       authenticate(context, requestHeader(c, "authorization"), requestHeader(c, "x-api-key")),
@@ -61,15 +68,12 @@ export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
   hono.route("/", statusRoutes(context));
 
   hono.notFound((c) => {
-    const protocol = protocolOfPath(c.req.path);
-    return c.json(
-      errorBody(protocol, {
-        message: `no route ${c.req.method} ${c.req.path}`,
-        type: "not_found_error",
-        code: "route_not_found",
-      }),
-      404,
-    );
+    const error = new GatewayError({
+      code: "route_not_found",
+      message: `no route ${c.req.method} ${c.req.path}`,
+    });
+    const reply = errorReply(deps.logger, error, protocolOfPath(c.req.path));
+    return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
   hono.onError((error, c) => {
@@ -81,25 +85,16 @@ export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
 }
 
 /**
- * The authenticated client of a request, from its `Authorization` and `x-api-key` headers;
- * throws the 401 `GatewayError` when keys are configured and none matches.
+ * The Node listener's fast paths: every completion route of the route table, answered without
+ * a web `Request` through the same auth, body limit, dispatch and error answers as its Hono route.
  */
-export function authenticate(
-  context: AppContext,
-  authorization: string | undefined,
-  apiKey: string | undefined,
-): ClientIdentity {
-  const client = context.verifier.verify(authorization, apiKey);
-  if (!client) {
-    throw new GatewayError({
-      message: "a valid client key is required (Authorization: Bearer or x-api-key)",
-      code: "invalid_api_key",
-    });
+export function nodeFastPaths(context: AppContext): ReadonlyMap<string, NodeRouteHandler> {
+  const paths = new Map<string, NodeRouteHandler>();
+  for (const route of completionRoutes()) {
+    paths.set(
+      fastPathKey(route.method, route.path),
+      completionNodeHandler(context, route.protocol),
+    );
   }
-  return client;
-}
-
-/** The client protocol whose error shape a path answers in: Anthropic on `/v1/messages`. */
-export function protocolOfPath(path: string): WireProtocol {
-  return path.startsWith("/v1/messages") ? "anthropic" : "openai";
+  return paths;
 }

@@ -1,5 +1,5 @@
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and

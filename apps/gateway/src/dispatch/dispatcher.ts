@@ -2,7 +2,7 @@ import type { UpstreamFailure } from "@planfirst/quota-cache";
 import { parseResponseSignals } from "@planfirst/quota-cache";
 import { estimateWorstCaseCost, microToUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { LadderOptions } from "@planfirst/subscription-ladder";
-import type { ClientIdentity } from "../auth/client-keys";
+import type { ClientIdentity } from "../routing/client-identity";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
 import { errorBody, upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
@@ -22,11 +22,11 @@ import {
   type UpstreamRequest,
   type UpstreamResponse,
 } from "../upstream";
-import type { DispatchTarget, PoolLiveState } from "./build-pool";
+import type { DispatchTarget, PoolLiveState } from "../routing/build-pool";
 import { emptyPoolError } from "./empty-pool";
-import { createPoolCache } from "./pool-cache";
+import { createPoolCache } from "../routing/pool-cache";
 import { type Receipt, writeReceipt } from "./receipt";
-import type { RoutedConnection, RoutingTable } from "./routing-table";
+import type { RoutedConnection, RoutingTable } from "../routing/routing-table";
 import { settleSpend } from "./settle";
 import { streamResponse } from "./stream";
 

@@ -1,9 +1,9 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
-import type { ClientRequest } from "./dispatch";
-import { explainModel } from "./explain";
-import type { ModelResolution, RoutingTable } from "./routing-table";
+import type { ClientRequest } from "./dispatcher";
+import { explainModel } from "../routing/explain-model";
+import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 
 /** Why one connection could not serve the request, for error bodies. Never holds a credential. */
 export interface ConnectionReason {

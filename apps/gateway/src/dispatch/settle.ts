@@ -1,8 +1,8 @@
 import { costOf, formatUsd, microToUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { NormalizedUsage } from "../protocols";
-import type { DispatchTarget } from "./build-pool";
-import type { ClientRequest } from "./dispatch";
+import type { DispatchTarget } from "../routing/build-pool";
+import type { ClientRequest } from "./dispatcher";
 
 /**
  * Books the real cost of a served request (micro-USD, rounded up) against its reservation and

@@ -4,8 +4,8 @@ import type { AttemptRecord } from "../errors";
 import type { ClientStreamSource, StreamReply } from "../http/reply";
 import { createStreamRelay, type StreamBridge, type StreamRelay } from "../protocols";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
-import type { DispatchTarget } from "./build-pool";
-import type { ClientRequest } from "./dispatch";
+import type { DispatchTarget } from "../routing/build-pool";
+import type { ClientRequest } from "./dispatcher";
 import { writeReceipt } from "./receipt";
 import { settleSpend } from "./settle";
 

@@ -1,7 +1,7 @@
 import { parseUsagePayload } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
-import type { RoutedConnection } from "../dispatch/routing-table";
+import type { RoutedConnection } from "../routing/routing-table";
 import { GatewayError } from "../errors";
 import type { UpstreamClient } from "../upstream";
 

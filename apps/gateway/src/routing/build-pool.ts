@@ -6,7 +6,7 @@ import {
   type LadderRung,
   orderPoolByRung,
 } from "@planfirst/subscription-ladder";
-import type { ClientIdentity } from "../auth/client-keys";
+import type { ClientIdentity } from "./client-identity";
 import type { CandidateGroup, RoutedConnection, RoutingTable } from "./routing-table";
 
 /** One (model, connection) pair to try, in dispatch order. */

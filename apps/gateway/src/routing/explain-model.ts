@@ -3,10 +3,9 @@ import {
   type LadderCandidate,
   type LadderOptions,
 } from "@planfirst/subscription-ladder";
-import type { AppContext } from "../app-context";
-import type { ClientIdentity } from "../auth/client-keys";
 import { GatewayError } from "../errors";
 import { buildTargets, type PoolLiveState } from "./build-pool";
+import type { ClientIdentity } from "./client-identity";
 import type { CandidateGroup, RoutingTable } from "./routing-table";
 
 /** Why the gateway itself kept a connection out before the ladder ran. */
@@ -41,8 +40,18 @@ export interface ExplainSource {
   now(): number;
 }
 
+/** What `explainSourceOf` reads of a running app (an `AppContext` satisfies it). */
+export interface ExplainHost {
+  readonly table: RoutingTable;
+  readonly dispatcher: { readonly ladderOptions: LadderOptions; readonly live: PoolLiveState };
+  readonly deps: {
+    readonly cooldowns: { cooldownUntil(connectionId: string, model?: string): unknown };
+    readonly now: () => number;
+  };
+}
+
 /** The explain inputs of a running gateway app: its routing table, ladder options and live state. */
-export function explainSourceOf(app: AppContext): ExplainSource {
+export function explainSourceOf(app: ExplainHost): ExplainSource {
   return {
     table: app.table,
     ladderOptions: app.dispatcher.ladderOptions,

@@ -1,7 +1,7 @@
 import type { QuotaState } from "@planfirst/quota-cache";
 import type { LadderOptions } from "@planfirst/subscription-ladder";
-import type { ClientIdentity } from "../auth/client-keys";
 import { buildTargets, type DispatchTarget, type PoolLiveState } from "./build-pool";
+import type { ClientIdentity } from "./client-identity";
 import type { ModelResolution, RoutingTable } from "./routing-table";
 
 /** A resolved model id: the part of a resolution a pool is built from. */

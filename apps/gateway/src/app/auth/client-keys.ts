@@ -1,13 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { ResolvedClientKey } from "../config/secrets";
+import type { ResolvedClientKey } from "../../config/secrets";
+import type { ClientIdentity } from "../../routing/client-identity";
 
-/** The identity of an authenticated client: its key id and the connections it may use. */
-export interface ClientIdentity {
-  /** Key id (configured id or env variable name); `anonymous` when no keys are configured. */
-  id: string;
-  /** Connection ids the key may use; null = all. */
-  connections: ReadonlySet<string> | null;
-}
+export type { ClientIdentity };
 
 /** The identity used when the server has no client keys (loopback only). */
 export const ANONYMOUS_CLIENT: ClientIdentity = { id: "anonymous", connections: null };

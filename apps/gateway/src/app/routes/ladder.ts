@@ -1,7 +1,7 @@
 import { Hono } from "hono";
+import { GatewayError } from "../../errors";
+import { explainModel, explainSourceOf } from "../../routing/explain-model";
 import type { AppContext, GatewayEnv } from "../app-context";
-import { explainModel, explainSourceOf } from "../dispatch/explain";
-import { GatewayError } from "../errors";
 
 /** `GET /v1/ladder?model=ID`: `explainModel` for that id against live state, as the caller's key sees it. */
 export function ladderRoutes(app: AppContext): Hono<GatewayEnv> {

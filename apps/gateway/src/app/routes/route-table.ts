@@ -1,0 +1,35 @@
+import type { WireProtocol } from "../../protocols";
+
+/** One completion route: where a client API is served and which protocol it speaks. */
+export interface CompletionRoute {
+  readonly method: "POST";
+  readonly path: string;
+  readonly protocol: WireProtocol;
+}
+
+/**
+ * The completion routes, the one table both the Hono routes and the Node listener's fast paths
+ * are built from; a new client API is one entry here plus its codec.
+ */
+export const COMPLETION_ROUTES = {
+  chatCompletions: { method: "POST", path: "/v1/chat/completions", protocol: "openai" },
+  messages: { method: "POST", path: "/v1/messages", protocol: "anthropic" },
+} as const satisfies Record<string, CompletionRoute>;
+
+const ROUTES: readonly CompletionRoute[] = Object.values(COMPLETION_ROUTES);
+
+/**
+ * The protocol whose error shape answers `path`: the completion route it is, or lies under
+ * (`/v1/messages/count_tokens` answers like `/v1/messages`); OpenAI's shape everywhere else.
+ */
+export function protocolOfPath(path: string): WireProtocol {
+  for (const route of ROUTES) {
+    if (path === route.path || path.startsWith(`${route.path}/`)) return route.protocol;
+  }
+  return "openai";
+}
+
+/** Every completion route, in table order. */
+export function completionRoutes(): readonly CompletionRoute[] {
+  return ROUTES;
+}
