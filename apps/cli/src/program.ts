@@ -5,6 +5,7 @@ import { registerCheckCommand } from "./commands/check";
 import { registerExplainCommand } from "./commands/explain";
 import { registerInitCommand } from "./commands/init";
 import { registerServeCommand } from "./commands/serve";
+import { registerSimulateCommand } from "./commands/simulate";
 import { registerStatusCommand } from "./commands/status";
 import { type CliContext, type CliIo, createCliContext } from "./context";
 import { CliError } from "./errors";
@@ -49,6 +50,7 @@ Exit codes:
   registerCheckCommand(program, context);
   registerCatalogCommand(program, context);
   registerInitCommand(program, context);
+  registerSimulateCommand(program, context);
   return program;
 }
 

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppContext, GatewayEnv } from "../app-context";
-import { gatewayStatus } from "../../status/gateway-status";
-import { renderStatusPage } from "../../status/status-page";
+import { gatewayStatus } from "../status/gateway-status";
+import { renderStatusPage } from "../status/status-page";
 
 /** `GET /v1/status` (JSON, read by the CLI) and `GET /` (the HTML status page). */
 export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
