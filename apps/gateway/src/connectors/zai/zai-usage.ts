@@ -23,7 +23,7 @@ export function parseZaiUsage(payload: unknown, observedAtMs: number): QuotaWind
   const windows: QuotaWindow[] = [];
   for (const entry of limits) {
     const limit = bodyObject(entry);
-    if (!limit || limit.type !== "TOKENS_LIMIT") continue;
+    if (limit?.type !== "TOKENS_LIMIT") continue;
     const usedPercent = numberOf(limit.percentage);
     if (usedPercent === null) continue;
     const unit = numberOf(limit.unit);
@@ -50,6 +50,6 @@ export function parseZaiUsage(payload: unknown, observedAtMs: number): QuotaWind
  */
 export function zaiUsageRefusal(payload: unknown): number | null {
   const record = bodyObject(payload);
-  if (!record || record.success !== false) return null;
+  if (record?.success !== false) return null;
   return numberOf(record.code) ?? 0;
 }
