@@ -14,6 +14,7 @@ export type {
   ExplainRule,
   LadderExplanation,
 } from "./explain-pool";
+export { earliestUsefulReset } from "./earliest-useful-reset";
 export { explainPool } from "./explain-pool";
 export type { LadderGrouping } from "./ladder-engine";
 export type { LadderCandidate, LadderOptions } from "./ladder-options";
