@@ -1,4 +1,4 @@
-import type { IrRequest, IrResponse, IrStreamError, IrStreamPart } from "./ir";
+import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import type { SseEvent } from "./types";
 
 /** The client APIs the hub speaks, one codec each. */
@@ -61,6 +61,8 @@ export interface RelayProfile {
   isTerminal(event: string | undefined, data: string): boolean;
   /** Frames the client still needs after a completed stream whose terminal frame never came. */
   terminator: SseEvent[];
+  /** The protocol's explicit error frames for a stream already under way. */
+  errorFrames(error: IrStreamError): SseEvent[];
 }
 
 /**
@@ -89,4 +91,25 @@ export interface Codec {
   encodeStream(options: EncodeResponseOptions): StreamEncoder;
   /** How the same-protocol relay reads this protocol's streams. */
   readonly relay: RelayProfile;
+}
+
+/**
+ * One upstream SSE body turned into client SSE text, chunk by chunk; the same shape whether it
+ * is relayed (same protocol) or translated through the hub. It never ends silently: `flush()`
+ * ends the client stream cleanly only when the upstream completed, and otherwise with the client
+ * protocol's explicit error frame.
+ */
+export interface ClientStream {
+  /** Client text for the next upstream chunk ("" when it completes nothing). */
+  push(chunk: Uint8Array | string): string;
+  /** The upstream body ended: the rest of the client text, ending the stream one way or the other. */
+  flush(): string;
+  /** Ends the client stream now with an explicit error frame (a timeout, say); "" once ended. */
+  fail(error: IrStreamError): string;
+  /** Usage reported so far (the last cumulative count); null until the upstream reports any. */
+  usage(): IrUsage | null;
+  /** True once the upstream sent its proper end. */
+  finished(): boolean;
+  /** The error that ended the stream (reported by the upstream, or a cut); null if none. */
+  upstreamError(): IrStreamError | null;
 }

@@ -4,7 +4,7 @@ import { decodeMessagesResponse } from "./decode-response";
 import { decodeMessagesStream } from "./decode-stream";
 import { encodeMessagesRequest } from "./encode-request";
 import { encodeMessagesResponse } from "./encode-response";
-import { encodeMessagesStream } from "./encode-stream";
+import { encodeMessagesStream, messagesErrorFrames } from "./encode-stream";
 
 /** Events whose payload the relay reads: usage, the end and errors. */
 function tracked(event: string | undefined): boolean {
@@ -31,5 +31,6 @@ export const anthropicMessagesCodec: Codec = {
     isTerminal: (event, data) =>
       event === "message_stop" || (event === undefined && data.includes('"message_stop"')),
     terminator: [],
+    errorFrames: (error) => messagesErrorFrames(error),
   },
 };

@@ -101,7 +101,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   fail(error: IrStreamError): SseEvent[] {
     if (this.closed) return [];
     this.closed = true;
-    return [frame("error", { type: "error", error: { type: error.type, message: error.message } })];
+    return messagesErrorFrames(error);
   }
 
   private begin(out: SseEvent[]): void {
@@ -138,4 +138,9 @@ class MessagesStreamEncoder implements StreamEncoder {
     out.push(frame("content_block_stop", { type: "content_block_stop", index: this.open.index }));
     this.open = null;
   }
+}
+
+/** A Messages stream's error frame: `event: error`, with no `message_stop` after. */
+export function messagesErrorFrames(error: IrStreamError): SseEvent[] {
+  return [frame("error", { type: "error", error: { type: error.type, message: error.message } })];
 }

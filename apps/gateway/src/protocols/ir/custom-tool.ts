@@ -1,5 +1,7 @@
 import { isRecord } from "./guards";
 import type { IrTool } from "./request";
+import type { IrResponse } from "./response";
+import type { IrStreamPart } from "./stream-part";
 
 /**
  * The JSON schema of the function a freeform (custom) tool becomes for a protocol without
@@ -48,4 +50,57 @@ export function customToolNames(tools: readonly IrTool[] | undefined): ReadonlyS
   const names = new Set<string>();
   for (const tool of tools ?? []) if (tool.kind === "custom") names.add(tool.name);
   return names;
+}
+
+/**
+ * Gives back custom tool calls that travelled as wrapped function calls (to a protocol without
+ * freeform tools): calls to a tool in `names` become `kind: "custom"` with the raw input.
+ */
+export function restoreCustomCalls(response: IrResponse, names: ReadonlySet<string>): IrResponse {
+  if (names.size === 0) return response;
+  return {
+    ...response,
+    content: response.content.map((part) =>
+      part.type === "tool_call" && part.kind === "function" && names.has(part.name)
+        ? { ...part, kind: "custom", arguments: unwrapCustomInput(part.arguments) }
+        : part,
+    ),
+  };
+}
+
+/**
+ * The stream form of {@link restoreCustomCalls}: a wrapped call's argument deltas are held
+ * until the call ends (the raw input can only be read from the whole JSON), then sent as one
+ * delta of raw input.
+ */
+export function createCustomCallRestorer(
+  names: ReadonlySet<string>,
+): (part: IrStreamPart) => IrStreamPart[] {
+  const held = new Map<number, string>();
+  return (part) => {
+    if (names.size === 0) return [part];
+    switch (part.type) {
+      case "tool-call-start":
+        if (part.kind !== "function" || !names.has(part.name)) return [part];
+        held.set(part.callIndex, "");
+        return [{ ...part, kind: "custom" }];
+      case "tool-call-delta": {
+        const soFar = held.get(part.callIndex);
+        if (soFar === undefined) return [part];
+        held.set(part.callIndex, soFar + part.delta);
+        return [];
+      }
+      case "tool-call-end": {
+        const args = held.get(part.callIndex);
+        if (args === undefined) return [part];
+        held.delete(part.callIndex);
+        const input = unwrapCustomInput(args);
+        return input === ""
+          ? [part]
+          : [{ type: "tool-call-delta", callIndex: part.callIndex, delta: input }, part];
+      }
+      default:
+        return [part];
+    }
+  };
 }

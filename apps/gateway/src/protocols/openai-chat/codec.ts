@@ -4,7 +4,7 @@ import { decodeChatResponse } from "./decode-response";
 import { decodeChatStream } from "./decode-stream";
 import { encodeChatRequest } from "./encode-request";
 import { encodeChatResponse } from "./encode-response";
-import { encodeChatStream } from "./encode-stream";
+import { chatErrorFrames, encodeChatStream } from "./encode-stream";
 
 const FINISH_REASON_SET = /"finish_reason":\s*"/;
 const USAGE_SET = /"usage":\s*\{/;
@@ -27,5 +27,6 @@ export const openAiChatCodec: Codec = {
       FINISH_REASON_SET.test(data),
     isTerminal: (_event, data) => data === "[DONE]",
     terminator: [{ data: "[DONE]" }],
+    errorFrames: (error) => chatErrorFrames(error),
   },
 };

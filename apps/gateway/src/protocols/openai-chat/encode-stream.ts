@@ -104,13 +104,7 @@ class ChatStreamEncoder implements StreamEncoder {
   fail(error: IrStreamError): SseEvent[] {
     if (this.closed) return [];
     this.closed = true;
-    return [
-      {
-        data: JSON.stringify({
-          error: { message: error.message, type: error.type, code: error.code },
-        }),
-      },
-    ];
+    return chatErrorFrames(error);
   }
 
   private begin(out: SseEvent[]): void {
@@ -136,4 +130,15 @@ class ChatStreamEncoder implements StreamEncoder {
       }),
     };
   }
+}
+
+/** A chat stream's error frame: `data: {"error":{message,type,code}}`, with no `[DONE]` after. */
+export function chatErrorFrames(error: IrStreamError): SseEvent[] {
+  return [
+    {
+      data: JSON.stringify({
+        error: { message: error.message, type: error.type, code: error.code },
+      }),
+    },
+  ];
 }

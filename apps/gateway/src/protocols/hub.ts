@@ -1,0 +1,165 @@
+import type {
+  ClientStream,
+  EncodeRequestOptions,
+  EncodeResponseOptions,
+  ProtocolName,
+} from "./codec";
+import type { IrRequest, IrStreamError, IrStreamPart, IrUsage } from "./ir";
+import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
+import { isRecord } from "./ir/guards";
+import { codecFor } from "./registry";
+import { formatSseEvents } from "./sse/sse-format";
+import { createSseParser } from "./sse/sse-parser";
+
+type Json = Record<string, unknown>;
+
+/** A request translated for an upstream: its body, the client fields dropped, and the hub request. */
+export interface TranslatedRequest {
+  body: Json;
+  /** Client fields dropped on the way, for `x-planfirst-dropped`; [] when nothing was. */
+  dropped: string[];
+  /** The decoded client request, to hand to {@link translateResponse} and {@link createStreamTranslator}. */
+  request: IrRequest;
+}
+
+/**
+ * The upstream body for a client body in another protocol: decode with the client's codec,
+ * encode with the upstream's, through the hub's one representation. Throws `ProtocolError`
+ * naming the field for a body it cannot read or a field the upstream cannot honour (the
+ * dispatcher skips that target and records why). Use {@link passThroughRequest} when the
+ * protocols are the same.
+ */
+export function translateRequest(
+  from: ProtocolName,
+  to: ProtocolName,
+  body: unknown,
+  options: EncodeRequestOptions,
+): TranslatedRequest {
+  if (from === to) throw new Error(`translateRequest: ${from} to itself is a pass-through`);
+  const request = codecFor(from).decodeRequest(body);
+  const encoded = codecFor(to).encodeRequest(request, options);
+  return { body: encoded.body, dropped: encoded.dropped, request };
+}
+
+/**
+ * The upstream body for a same-protocol client body: a shallow copy with `model` replaced and
+ * `stream` set; for chat streams `stream_options.include_usage` is forced on so usage arrives
+ * (the relay hides the usage chunk from a client that did not ask for it). Every other field,
+ * `previous_response_id` and `include` among them, goes through unchanged.
+ */
+export function passThroughRequest(
+  protocol: ProtocolName,
+  body: Json,
+  options: EncodeRequestOptions,
+): Json {
+  const copy: Json = { ...body, model: options.model };
+  if (options.stream) copy.stream = true;
+  else if ("stream" in copy) copy.stream = false;
+  if (protocol === "openai-chat") {
+    if (options.stream) {
+      const existing = isRecord(body.stream_options) ? body.stream_options : {};
+      copy.stream_options = { ...existing, include_usage: true };
+    } else delete copy.stream_options;
+  }
+  return copy;
+}
+
+/** A non-stream answer translated for the client, with the usage the upstream reported. */
+export interface TranslatedResponse {
+  body: Json;
+  dropped: string[];
+  usage: IrUsage | null;
+}
+
+/**
+ * The client body for a non-stream upstream answer in another protocol. Pass the decoded
+ * `request` in `options` so custom tool calls that travelled as functions come back as custom
+ * calls and echoed settings are right. Throws `ProtocolError` for a body that is not an answer of
+ * `from`.
+ */
+export function translateResponse(
+  from: ProtocolName,
+  to: ProtocolName,
+  body: unknown,
+  options: EncodeResponseOptions,
+): TranslatedResponse {
+  let response = codecFor(from).decodeResponse(body);
+  if (from !== "openai-responses")
+    response = restoreCustomCalls(response, customToolNames(options.request?.tools));
+  const encoded = codecFor(to).encodeResponse(response, options);
+  return { body: encoded.body, dropped: encoded.dropped, usage: response.usage };
+}
+
+/**
+ * A client stream for an upstream stream in another protocol: SSE parser, the upstream codec's
+ * stream decoder, the client codec's stream encoder. The client stream ends cleanly only after
+ * the upstream completed; an upstream error or cut ends it with the client protocol's error
+ * frames. Use `createFrameRelay` when the protocols are the same.
+ */
+export function createStreamTranslator(
+  from: ProtocolName,
+  to: ProtocolName,
+  options: EncodeResponseOptions,
+): ClientStream {
+  return new StreamTranslator(from, to, options);
+}
+
+class StreamTranslator implements ClientStream {
+  private readonly parser = createSseParser();
+  private readonly decoder;
+  private readonly encoder;
+  private readonly restore: (part: IrStreamPart) => IrStreamPart[];
+  private lastUsage: IrUsage | null = null;
+  private done = false;
+  private error: IrStreamError | null = null;
+
+  constructor(from: ProtocolName, to: ProtocolName, options: EncodeResponseOptions) {
+    this.decoder = codecFor(from).decodeStream();
+    this.encoder = codecFor(to).encodeStream(options);
+    const names =
+      from === "openai-responses" ? new Set<string>() : customToolNames(options.request?.tools);
+    this.restore = createCustomCallRestorer(names);
+  }
+
+  push(chunk: Uint8Array | string): string {
+    let out = "";
+    for (const event of this.parser.push(chunk)) out += this.emit(this.decoder.push(event));
+    return out;
+  }
+
+  flush(): string {
+    let out = "";
+    for (const event of this.parser.flush()) out += this.emit(this.decoder.push(event));
+    return out + this.emit(this.decoder.end());
+  }
+
+  fail(error: IrStreamError): string {
+    this.error ??= error;
+    return formatSseEvents(this.encoder.fail(error));
+  }
+
+  usage(): IrUsage | null {
+    return this.lastUsage;
+  }
+
+  finished(): boolean {
+    return this.done;
+  }
+
+  upstreamError(): IrStreamError | null {
+    return this.error;
+  }
+
+  private emit(parts: IrStreamPart[]): string {
+    let out = "";
+    for (const raw of parts) {
+      for (const part of this.restore(raw)) {
+        if (part.type === "usage") this.lastUsage = part.usage;
+        else if (part.type === "finish") this.done = true;
+        else if (part.type === "error") this.error ??= part.error;
+        out += formatSseEvents(this.encoder.push(part));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,19 @@
+import { anthropicMessagesCodec } from "./anthropic-messages/codec";
+import type { Codec, ProtocolName } from "./codec";
+import { openAiChatCodec } from "./openai-chat/codec";
+import { openAiResponsesCodec } from "./openai-responses/codec";
+
+/** Every codec of the hub, by protocol. A new protocol is one codec folder plus one line here. */
+export const CODECS: Readonly<Record<ProtocolName, Codec>> = {
+  "openai-chat": openAiChatCodec,
+  "anthropic-messages": anthropicMessagesCodec,
+  "openai-responses": openAiResponsesCodec,
+};
+
+/** The names of the protocols the hub speaks. */
+export const PROTOCOL_NAMES = Object.keys(CODECS) as ProtocolName[];
+
+/** The codec of `protocol`. */
+export function codecFor(protocol: ProtocolName): Codec {
+  return CODECS[protocol];
+}
