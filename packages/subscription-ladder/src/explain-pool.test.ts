@@ -99,21 +99,57 @@ describe("explainPool", () => {
     ]);
   });
 
-  it("SUB1 an unverified plan connection is explained as never admitted", () => {
+  it("SUB1/P1 an unverified hard-stop plan is out of the pool and explained as probeable only", () => {
     const explanation = explainPool(
       pool.slice(0, 1),
       testOptions({ authTypes, tiers }),
       "subscription",
     );
+    expect(explanation.result).toEqual([]);
     expect(explanation.candidates[0]!.connections[0]).toMatchObject({
       verdict: "out",
-      rule: "SUB1",
+      rule: "P1",
+      probeable: true,
       quota: { present: false, status: null, usable: false, rule: "Q1" },
     });
     expect(explanation.candidates[0]!.connections[0]!.reason).toMatch(
-      /never admitted to auto\/subscription \(SUB1\)/,
+      /admitted only as a probe, one at a time \(SUB1, P1\)/,
     );
+    // max and max2 are Claude plans with no reading; the API key is metered, never probed (P5).
+    expect(explanation.probeable).toEqual([
+      { candidatePosition: 0, connectionId: "max" },
+      { candidatePosition: 0, connectionId: "max2" },
+    ]);
     expect(explanation.earliestPlanResetAt).toBeNull();
+  });
+
+  it("SUB1 an unverified plan whose live evidence says it bills is never admitted, not even as a probe", () => {
+    const explanation = explainPool(
+      pool.slice(0, 1),
+      testOptions(
+        { authTypes, tiers },
+        {
+          resolveOverageEvidence: () => ({
+            evidence: "on",
+            observedAt: at(-1_000),
+            source: "claude-money-refusal",
+          }),
+        },
+      ),
+      "subscription",
+    );
+    const connection = explanation.candidates[0]!.connections[0]!;
+    expect(connection).toMatchObject({
+      connectionId: "max",
+      verdict: "out",
+      rule: "E3",
+      probeable: false,
+      overage: "meters-to-paid",
+      catalogOverage: "hard-stop",
+      overageEvidence: { basis: "evidence-on", evidence: "on", source: "claude-money-refusal" },
+    });
+    expect(connection.reason).toMatch(/bills past its plan.*excluded from auto\/subscription/);
+    expect(explanation.probeable).toEqual([]);
   });
 
   it("THR4 explains auto/thrifty with budgets for paid rungs and the split, in dispatch order", () => {

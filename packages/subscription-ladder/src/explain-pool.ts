@@ -2,6 +2,7 @@ import type {
   ConnectionBillingClass,
   ConnectionBillingRule,
   ConnectionOverageBehavior,
+  EffectiveOverageBasis,
 } from "@planfirst/connection-billing";
 import type { QuotaState } from "@planfirst/quota-cache";
 import type { EconomicTier } from "@planfirst/tier-resolver";
@@ -27,7 +28,30 @@ import { type LadderRung, RUNG_ORDER } from "./rung";
 import type { RungBudgetReading, RungBudgetRule } from "./rung-budget";
 
 /** The rule an explained verdict cites. */
-export type ExplainRule = QuotaRule | RungBudgetRule | "SUB1" | "SUB2" | "THR1" | "H2";
+export type ExplainRule =
+  | QuotaRule
+  | RungBudgetRule
+  | "SUB1"
+  | "SUB2"
+  | "THR1"
+  | "H2"
+  | "E3"
+  | "P1";
+
+/** The overage a connection was judged on (E3) and the evidence behind it. */
+export interface ExplainedOverage {
+  /** Effective overage: catalog or operator value refined by fresh live evidence. */
+  overage: ConnectionOverageBehavior;
+  /** What decided it: fresh evidence `on`, fresh `off`, or the catalog/operator value. */
+  basis: EffectiveOverageBasis;
+  /** The deciding observation's value, instant, source and detail; null when the catalog decided. */
+  evidence: "on" | "off" | null;
+  observedAt: string | null;
+  source: string | null;
+  detail: string | null;
+  /** One sentence: what was seen and why it wins. */
+  reason: string;
+}
 
 /** The quota reading of one connection as the ladder judged it. */
 export interface ExplainedQuota {
@@ -74,7 +98,17 @@ export interface ExplainedConnection {
   /** Position of `rung` in `RUNG_ORDER`, 0–4. */
   rungIndex: number;
   billing: ConnectionBillingClass;
+  /**
+   * The overage routing used: the effective one (E3), so a connection whose responses say it
+   * bills reads `meters-to-paid` here even when the catalog says `hard-stop`.
+   */
   overage: ConnectionOverageBehavior;
+  /** The catalog's (or operator's) overage before live evidence. */
+  catalogOverage: ConnectionOverageBehavior;
+  /** How the effective overage came about. */
+  overageEvidence: ExplainedOverage;
+  /** P1: may take one probe at a time on `auto/subscription` (hard-stop, no fresh reading). */
+  probeable: boolean;
   /** Which of C1–C5 classified the connection. */
   matchedBy: ConnectionBillingRule;
   /** The catalog entry's reason for the billing class. */
@@ -148,6 +182,11 @@ export interface LadderExplanation {
    * empty `auto/subscription` pool is worth retrying. Null when none is known.
    */
   earliestPlanResetAt: string | null;
+  /**
+   * P1: connections `auto/subscription` may probe (hard-stop, no fresh reading), in pool order;
+   * the same set `findProbeableConnections` gives. Empty for the thrifty grouping.
+   */
+  probeable: { candidatePosition: number; connectionId: string | null }[];
 }
 
 function formatPercent(value: number | null): string {
@@ -195,13 +234,19 @@ function quotaPhrase(detail: ConnectionDetail): string {
       return "remaining quota unknown (Q5)";
     case QuotaOutcome.AboveThreshold:
       return `remaining ${remaining} > ${bound} (${latched ? "H2" : "Q6"})`;
+    case QuotaOutcome.Served:
+      return `a probe was served at ${state?.checkedAt}: headroom verified (P3)`;
     default:
       return `remaining ${remaining} ≤ ${bound} (${latched ? "H2" : "Q6"})`;
   }
 }
 
 function isUnverified(outcome: QuotaOutcome): boolean {
-  return isOutcomeUsable(outcome, true) && outcome !== QuotaOutcome.AboveThreshold;
+  return (
+    isOutcomeUsable(outcome, true) &&
+    outcome !== QuotaOutcome.AboveThreshold &&
+    outcome !== QuotaOutcome.Served
+  );
 }
 
 function verdictOf(
@@ -215,7 +260,9 @@ function verdictOf(
   const autoId = grouping === "subscription" ? "auto/subscription" : "auto/thrifty";
   const latched = detail.state?.hasBeenExhausted === true;
   const quotaRule: ExplainRule =
-    detail.quotaOutcome >= QuotaOutcome.AboveThreshold && latched
+    (detail.quotaOutcome === QuotaOutcome.AboveThreshold ||
+      detail.quotaOutcome === QuotaOutcome.AtOrBelowThreshold) &&
+    latched
       ? "H2"
       : quotaRuleOf(detail.quotaOutcome);
   switch (detail.decision) {
@@ -229,10 +276,15 @@ function verdictOf(
       return { rule: "SUB2", reason: `${what}: excluded from ${autoId} (SUB2)` };
     }
     case Decision.OverageNotHardStop:
-      return {
-        rule: "SUB2",
-        reason: `overage ${billing.overage}: excluded from ${autoId} (SUB2)`,
-      };
+      return detail.effective.basis === "evidence-on"
+        ? {
+            rule: "E3",
+            reason: `${detail.effective.reason}: excluded from ${autoId} (E3, SUB2)`,
+          }
+        : {
+            rule: "SUB2",
+            reason: `overage ${detail.effective.overage}: excluded from ${autoId} (SUB2)`,
+          };
     case Decision.Budget:
       return {
         rule: detail.budget!.rule,
@@ -241,6 +293,12 @@ function verdictOf(
     case Decision.Quota: {
       if (!isUnverified(detail.quotaOutcome)) {
         return { rule: quotaRule, reason: `${quotaPhrase(detail)}: excluded from ${autoId}` };
+      }
+      if (grouping === "subscription" && detail.probeable) {
+        return {
+          rule: "P1",
+          reason: `${quotaPhrase(detail)}: hard-stop plan, admitted only as a probe, one at a time (SUB1, P1)`,
+        };
       }
       return grouping === "subscription"
         ? {
@@ -261,11 +319,15 @@ function verdictOf(
       if (isUnverified(detail.quotaOutcome)) {
         return { rule: "THR1", reason: `${quotaPhrase(detail)}: admitted (THR1)` };
       }
+      const hardStop =
+        detail.effective.basis === "evidence-off"
+          ? `hard-stop (${detail.effective.reason})`
+          : "hard-stop";
       return {
         rule: grouping === "subscription" ? "SUB2" : quotaRule,
         reason:
           grouping === "subscription"
-            ? `plan subscription, hard-stop, ${quotaPhrase(detail)} (SUB2)`
+            ? `plan subscription, ${hardStop}, ${quotaPhrase(detail)} (SUB2)`
             : quotaPhrase(detail),
       };
     }
@@ -287,7 +349,18 @@ function explainConnection(
     rung: RUNG_ORDER[detail.rungIndex]!,
     rungIndex: detail.rungIndex,
     billing: billing.billing,
-    overage: billing.overage,
+    overage: detail.effective.overage,
+    catalogOverage: billing.overage,
+    overageEvidence: {
+      overage: detail.effective.overage,
+      basis: detail.effective.basis,
+      evidence: detail.effective.observation?.evidence ?? null,
+      observedAt: detail.effective.observation?.observedAt ?? null,
+      source: detail.effective.observation?.source ?? null,
+      detail: detail.effective.observation?.detail ?? null,
+      reason: detail.effective.reason,
+    },
+    probeable: grouping === "subscription" && detail.probeable,
     matchedBy: billing.matchedBy,
     billingReason: billing.reason,
     tier: detail.tier,
@@ -419,5 +492,16 @@ export function explainPool(
     candidates,
     result,
     earliestPlanResetAt: earliestPlanReset(candidates, nowMs),
+    probeable:
+      grouping === "subscription"
+        ? candidates.flatMap((candidate) =>
+            candidate.connections
+              .filter((connection) => connection.probeable)
+              .map((connection) => ({
+                candidatePosition: candidate.position,
+                connectionId: connection.connectionId,
+              })),
+          )
+        : [],
   };
 }

@@ -4,21 +4,24 @@ export type { EconomicTier } from "@planfirst/tier-resolver";
 export { assignRung } from "./assign-rung";
 export type { AdvertisedAutoId, AutoTier, ParsedAutoId } from "./auto-id";
 export { ADVERTISED_AUTO_IDS, isPaidTierAutoId, parseAutoId } from "./auto-id";
+export { earliestUsefulReset } from "./earliest-useful-reset";
 export type {
   ExplainedBudget,
   ExplainedCandidate,
   ExplainedConnection,
+  ExplainedOverage,
   ExplainedQuota,
   ExplainedRungBudget,
   ExplainedTarget,
   ExplainRule,
   LadderExplanation,
 } from "./explain-pool";
-export { earliestUsefulReset } from "./earliest-useful-reset";
 export { explainPool } from "./explain-pool";
 export type { LadderGrouping } from "./ladder-engine";
 export type { LadderCandidate, LadderOptions } from "./ladder-options";
 export { orderPoolByRung } from "./order-pool";
+export type { ProbeableConnection } from "./probeable";
+export { findProbeableConnections, isProbeable } from "./probeable";
 export type { QuotaRule, QuotaUsabilityOptions } from "./quota-usability";
 export {
   DEFAULT_EXIT_CUTOFF_PERCENT,

@@ -3,6 +3,8 @@ import {
   type ConnectionBillingVerdict,
   type ConnectionClassifier,
   createConnectionClassifier,
+  type EffectiveOverage,
+  effectiveOverage,
 } from "@planfirst/connection-billing";
 import type { QuotaState } from "@planfirst/quota-cache";
 import type { EconomicTier } from "@planfirst/tier-resolver";
@@ -15,7 +17,7 @@ import {
   DEFAULT_REENTRY_MIN_REMAINING_PERCENT,
   isOutcomeUsable,
   isStateUsable,
-  type QuotaOutcome,
+  QuotaOutcome,
   quotaThresholdPercent,
 } from "./quota-usability";
 import { type RungBudgetReading, readRungBudget } from "./rung-budget";
@@ -48,6 +50,10 @@ export interface ConnectionDetail {
   admitUnknownQuota: boolean;
   budget: RungBudgetReading | null;
   decision: Decision;
+  /** The overage SUB2 judged: the catalog or operator value refined by live evidence (E3). */
+  effective: EffectiveOverage;
+  /** P1: a subscription with effective overage hard-stop and no fresh reading. */
+  probeable: boolean;
 }
 
 /** Collects the engine's details for `explainPool`. */
@@ -89,8 +95,11 @@ interface LadderContext {
   tierRungIndex: number;
 }
 
-/** Settings resolved once per pool build; `now()` is read exactly once. */
-function createLadderContext(options: LadderOptions, grouping: LadderGrouping): LadderContext {
+/** Settings resolved once per pool build; `now()` is read exactly once. Internal. */
+export function createLadderContext(
+  options: LadderOptions,
+  grouping: LadderGrouping,
+): LadderContext {
   const strict = grouping === "subscription";
   const exitCutoffPercent = options.exitCutoffPercent ?? DEFAULT_EXIT_CUTOFF_PERCENT;
   return {
@@ -142,6 +151,53 @@ function tierRungIndex(ctx: LadderContext, candidate: LadderCandidate): number {
  * records everything it looked at (and reads the quota of connections it rules out on billing,
  * for display only; that never changes the decision).
  */
+/**
+ * E3: the connection's overage as routing uses it. Without an evidence resolver (or for a
+ * candidate with no connection id) it is the catalog or operator value.
+ */
+export function effectiveOverageOf(
+  ctx: LadderContext,
+  billing: ConnectionBillingVerdict,
+  connectionId: string | null,
+): EffectiveOverage {
+  const resolve = ctx.options.resolveOverageEvidence;
+  const evidence = resolve && connectionId !== null ? resolve(connectionId) : undefined;
+  return effectiveOverage(billing, evidence, ctx.nowMs, ctx.maxStateAgeMs);
+}
+
+/** Quota outcomes that mean "no fresh reading" for P1: Q1, S2, Q3, Q4 and Q5. */
+export function isProbeableOutcome(outcome: QuotaOutcome): boolean {
+  return (
+    outcome === QuotaOutcome.NoState ||
+    outcome === QuotaOutcome.ResetPassed ||
+    outcome === QuotaOutcome.UnknownStatus ||
+    outcome === QuotaOutcome.Stale ||
+    outcome === QuotaOutcome.NoRemaining
+  );
+}
+
+/**
+ * P1/P5: whether a connection may take a probe: billing exactly `subscription`, effective
+ * overage `hard-stop` (never anything that could bill), and no fresh reading. An exhausted
+ * reading (Q2) is not probeable, however old: it waits for its reset or its mark to lapse.
+ */
+export function judgeProbeable(
+  ctx: LadderContext,
+  candidate: LadderCandidate,
+  connectionId: string | null,
+): boolean {
+  const { options } = ctx;
+  const authType = connectionId === null ? null : options.resolveAuthType(connectionId);
+  ctx.ref.provider = candidate.provider;
+  ctx.ref.authType = authType;
+  const billing = ctx.classifier.classify(ctx.ref);
+  if (billing.billing !== "subscription") return false;
+  if (effectiveOverageOf(ctx, billing, connectionId).overage !== "hard-stop") return false;
+  const state = options.resolveQuotaState(candidate.provider, connectionId, candidate.model);
+  const threshold = state?.hasBeenExhausted ? ctx.reentryThresholdPercent : ctx.exitCutoffPercent;
+  return isProbeableOutcome(assessQuota(state, ctx.maxStateAgeMs, threshold, ctx.nowMs));
+}
+
 function judgeConnection(
   ctx: LadderContext,
   candidate: LadderCandidate,
@@ -161,10 +217,15 @@ function judgeConnection(
   const admitUnknown = rung >= 3 ? true : ctx.admitUnknownQuota;
 
   let gate: Decision = Decision.In;
+  let effective: EffectiveOverage | undefined;
   if (ctx.strict) {
-    // SUB2: exactly a subscription, and one that stops rather than bills when it runs out.
+    // SUB2: exactly a subscription, and one that stops rather than bills when it runs out, by
+    // its effective overage: live evidence `on` excludes it whatever the catalog says (E3).
     if (billing.billing !== "subscription") gate = Decision.NotSubscription;
-    else if (billing.overage !== "hard-stop") gate = Decision.OverageNotHardStop;
+    else {
+      effective = effectiveOverageOf(ctx, billing, connectionId);
+      if (effective.overage !== "hard-stop") gate = Decision.OverageNotHardStop;
+    }
   } else if (rung >= 3 && contextBudget(ctx, rung as 3 | 4).exhausted) {
     gate = Decision.Budget;
   }
@@ -198,6 +259,11 @@ function judgeConnection(
       : isOutcomeUsable(outcome, admitUnknown)
         ? Decision.In
         : Decision.Quota;
+  detail.effective = effective ?? effectiveOverageOf(ctx, billing, connectionId);
+  detail.probeable =
+    billing.billing === "subscription" &&
+    detail.effective.overage === "hard-stop" &&
+    isProbeableOutcome(outcome);
   return detail.decision === Decision.In ? rung : rung - 5;
 }
 

@@ -1,4 +1,4 @@
-import type { ConnectionBillingEntry } from "@planfirst/connection-billing";
+import type { ConnectionBillingEntry, OverageEvidenceReading } from "@planfirst/connection-billing";
 import type { QuotaState } from "@planfirst/quota-cache";
 import type { EconomicTier } from "@planfirst/tier-resolver";
 import type { QuotaUsabilityOptions } from "./quota-usability";
@@ -41,4 +41,13 @@ export interface LadderOptions extends QuotaUsabilityOptions, RungBudgetOptions 
    * per array identity, so pass the same array on every call.
    */
   catalog?: readonly ConnectionBillingEntry[];
+  /**
+   * Live overage evidence of a connection (ladder.md §14), e.g. `quotaCache.overageEvidence`:
+   * none, one or several observations. SUB2 and P5 use the *effective* overage
+   * (`effectiveOverage` of `@planfirst/connection-billing`: catalog or operator value refined by
+   * evidence fresh within `maxStateAgeMs`). Absent → the catalog or operator value alone.
+   */
+  resolveOverageEvidence?: (
+    connectionId: string,
+  ) => OverageEvidenceReading | readonly OverageEvidenceReading[] | null | undefined;
 }

@@ -1,6 +1,9 @@
 import type { ConnectionBillingEntry } from "@planfirst/billing-catalog";
-import { classifyConnectionBilling } from "@planfirst/connection-billing";
-import type { QuotaState } from "@planfirst/quota-cache";
+import {
+  classifyConnectionBilling,
+  type OverageEvidenceReading,
+} from "@planfirst/connection-billing";
+import type { QuotaState, QuotaWindow } from "@planfirst/quota-cache";
 import type { EconomicTier } from "@planfirst/tier-resolver";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -9,6 +12,7 @@ import { explainPool } from "./explain-pool";
 import type { LadderCandidate, LadderOptions } from "./ladder-options";
 import { at, NOW_MS } from "./ladder-test-support";
 import { orderPoolByRung } from "./order-pool";
+import { findProbeableConnections } from "./probeable";
 import { RUNG_ORDER, rungIndex } from "./rung";
 import { filterSubscriptionOnlyCandidates } from "./subscription-only";
 
@@ -50,9 +54,38 @@ const stateArb: fc.Arbitrary<QuotaState | undefined> = fc.option(
     }),
     checkedAt: fc.constantFrom(at(-10), at(-180_000), at(-180_001), at(-1_000_000), "not a date"),
     hasBeenExhausted: fc.boolean(),
-    windows: fc.constant([]),
+    // A probe's served verification (P3) sometimes rides along.
+    windows: fc.oneof(
+      fc.constant<QuotaWindow[]>([]),
+      fc.constant<QuotaWindow[]>([
+        {
+          windowId: "served",
+          remainingPercent: null,
+          resetAt: null,
+          status: "ok" as const,
+          source: "probe",
+          observedAt: at(-10),
+          served: true as const,
+        },
+      ]),
+    ),
   }),
   { nil: undefined },
+);
+
+/** Evidence from every source: fresh or stale, on or off, money refusals included. */
+const evidenceArb: fc.Arbitrary<OverageEvidenceReading[]> = fc.array(
+  fc.record({
+    evidence: fc.constantFrom("on", "off" as const),
+    observedAt: fc.constantFrom(at(0), at(-10), at(-180_000), at(-180_001), at(-900_000), "bad"),
+    source: fc.constantFrom(
+      "claude-header",
+      "claude-money-refusal",
+      "codex-usage",
+      "copilot-usage",
+    ),
+  }),
+  { maxLength: 3 },
 );
 
 const candidateArb: fc.Arbitrary<LadderCandidate> = fc.oneof(
@@ -82,6 +115,7 @@ interface World {
   budgets: { cheap?: number; premium?: number };
   spend: { cheap: number | null; premium: number | null };
   admitUnknownQuota: boolean | undefined;
+  evidence: Record<string, OverageEvidenceReading[]>;
 }
 
 const worldArb: fc.Arbitrary<World> = fc.record({
@@ -104,6 +138,7 @@ const worldArb: fc.Arbitrary<World> = fc.record({
     premium: fc.option(fc.constantFrom(0, 4.99, 5, 12), { nil: null }),
   }),
   admitUnknownQuota: fc.option(fc.boolean(), { nil: undefined }),
+  evidence: fc.record(Object.fromEntries(CONNECTIONS.map((id) => [id, evidenceArb]))),
 }) as fc.Arbitrary<World>;
 
 function optionsOf(world: World): LadderOptions {
@@ -115,6 +150,7 @@ function optionsOf(world: World): LadderOptions {
     resolveEconomicTier: (_p, model) => world.tiers[model] ?? "premium",
     rungBudgetUsd: world.budgets,
     resolveRungSpendUsd: (rung) => world.spend[rung],
+    resolveOverageEvidence: (id) => world.evidence[id],
     ...(world.admitUnknownQuota === undefined
       ? {}
       : { admitUnknownQuota: world.admitUnknownQuota }),
@@ -130,7 +166,10 @@ function referenceUsable(state: QuotaState | undefined, admitUnknown: boolean): 
   if (state.status === "unknown") return admitUnknown;
   const checked = Date.parse(state.checkedAt);
   if (Number.isNaN(checked) || NOW_MS - checked > 180_000) return admitUnknown;
-  if (state.remainingPercent === null) return admitUnknown;
+  if (state.remainingPercent === null) {
+    // P3: a probe's 2xx verified headroom.
+    return state.windows.some((w) => w.served === true) ? true : admitUnknown;
+  }
   const threshold = state.hasBeenExhausted ? 5 : 2;
   return state.remainingPercent > threshold;
 }
@@ -149,6 +188,17 @@ function rungOf(world: World, candidate: LadderCandidate, id: string | null) {
   );
 }
 
+/** E3 read directly from ladder.md §14: fresh on bills; fresh off proves hard-stop unless meters-to-paid. */
+function referenceOverage(world: World, overage: string, id: string | null): string {
+  const fresh = (id === null ? [] : world.evidence[id]!).filter((o) => {
+    const ms = Date.parse(o.observedAt);
+    return !Number.isNaN(ms) && NOW_MS - ms <= 180_000;
+  });
+  if (fresh.some((o) => o.evidence === "on")) return "meters-to-paid";
+  if (fresh.some((o) => o.evidence === "off") && overage !== "meters-to-paid") return "hard-stop";
+  return overage;
+}
+
 function strictSafe(world: World, candidate: LadderCandidate, id: string | null): boolean {
   const authType = id === null ? null : (world.authTypes[id] ?? null);
   const verdict = classifyConnectionBilling(
@@ -157,8 +207,21 @@ function strictSafe(world: World, candidate: LadderCandidate, id: string | null)
   );
   return (
     verdict.billing === "subscription" &&
-    verdict.overage === "hard-stop" &&
+    referenceOverage(world, verdict.overage, id) === "hard-stop" &&
     referenceUsable(id === null ? undefined : world.states[id], false)
+  );
+}
+
+/** A connection that could bill: not a subscription, or effective overage not hard-stop. */
+function couldBill(world: World, candidate: LadderCandidate, id: string | null): boolean {
+  const authType = id === null ? null : (world.authTypes[id] ?? null);
+  const verdict = classifyConnectionBilling(
+    { provider: candidate.provider, authType },
+    world.catalog,
+  );
+  return (
+    verdict.billing !== "subscription" ||
+    referenceOverage(world, verdict.overage, id) !== "hard-stop"
   );
 }
 
@@ -212,6 +275,46 @@ describe("auto/subscription properties", () => {
             );
           }
         });
+      }),
+      RUNS,
+    );
+  });
+
+  it("E3 SUB2 no connection with fresh evidence on ever survives, whatever the catalog says", () => {
+    fc.assert(
+      fc.property(worldArb, poolArb, (world, pool) => {
+        const out = filterSubscriptionOnlyCandidates(pool, optionsOf(world));
+        for (const survivor of out) {
+          for (const id of connectionsOf(survivor)) {
+            const fresh = (id === null ? [] : world.evidence[id]!).filter(
+              (o) => NOW_MS - Date.parse(o.observedAt) <= 180_000,
+            );
+            expect(fresh.some((o) => o.evidence === "on")).toBe(false);
+            expect(couldBill(world, survivor, id)).toBe(false);
+          }
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("P1 P5 probes go only to hard-stop plans without a usable or exhausted reading, never to a survivor", () => {
+    fc.assert(
+      fc.property(worldArb, poolArb, (world, pool) => {
+        const options = optionsOf(world);
+        const probeable = findProbeableConnections(pool, options);
+        for (const { candidate, position, connectionId } of probeable) {
+          expect(pool[position]).toBe(candidate);
+          expect(connectionsOf(candidate)).toContain(connectionId);
+          expect(couldBill(world, candidate, connectionId)).toBe(false);
+          const state = connectionId === null ? undefined : world.states[connectionId];
+          expect(referenceUsable(state, false)).toBe(false);
+          expect(referenceUsable(state, true)).toBe(true);
+        }
+        const explanation = explainPool(pool, options, "subscription");
+        expect(explanation.probeable).toEqual(
+          probeable.map((p) => ({ candidatePosition: p.position, connectionId: p.connectionId })),
+        );
       }),
       RUNS,
     );

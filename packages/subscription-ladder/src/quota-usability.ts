@@ -23,7 +23,7 @@ export interface QuotaUsabilityOptions {
 }
 
 /** Which rule of §5–§6 decided a quota reading. */
-export type QuotaRule = "Q1" | "S2" | "Q2" | "Q3" | "Q4" | "Q5" | "Q6";
+export type QuotaRule = "Q1" | "S2" | "Q2" | "Q3" | "Q4" | "Q5" | "Q6" | "P3";
 
 /** Outcome codes of `assessQuota`, in rule order; numbers keep the decision path allocation-free. */
 export const QuotaOutcome = {
@@ -35,12 +35,32 @@ export const QuotaOutcome = {
   NoRemaining: 5,
   AboveThreshold: 6,
   AtOrBelowThreshold: 7,
+  /** P3: a fresh `served` verification (a probe's 2xx), no percentage known. */
+  Served: 8,
 } as const;
 
 /** One outcome of `assessQuota`. */
 export type QuotaOutcome = (typeof QuotaOutcome)[keyof typeof QuotaOutcome];
 
-const RULE_OF_OUTCOME: readonly QuotaRule[] = ["Q1", "S2", "Q2", "Q3", "Q4", "Q5", "Q6", "Q6"];
+const RULE_OF_OUTCOME: readonly QuotaRule[] = [
+  "Q1",
+  "S2",
+  "Q2",
+  "Q3",
+  "Q4",
+  "Q5",
+  "Q6",
+  "Q6",
+  "P3",
+];
+
+/** P3: the reading carries a probe's `served` verification (see `QuotaWindow.served`). */
+function isServed(state: QuotaState): boolean {
+  const windows = state.windows;
+  if (!Array.isArray(windows)) return false;
+  for (const window of windows) if (window?.served === true) return true;
+  return false;
+}
 
 /** The rule that produced `outcome`. */
 export function quotaRuleOf(outcome: QuotaOutcome): QuotaRule {
@@ -83,7 +103,9 @@ export function assessQuota(
   const checkedMs = checkedAtMs(state);
   if (Number.isNaN(checkedMs) || nowMs - checkedMs > maxStateAgeMs) return QuotaOutcome.Stale;
   const remaining = state.remainingPercent;
-  if (remaining === null || remaining === undefined) return QuotaOutcome.NoRemaining;
+  if (remaining === null || remaining === undefined) {
+    return isServed(state) ? QuotaOutcome.Served : QuotaOutcome.NoRemaining;
+  }
   // NaN and negatives fail the strict comparison.
   return remaining > thresholdPercent
     ? QuotaOutcome.AboveThreshold
@@ -112,8 +134,12 @@ export function isStateUsable(
     const checkedMs = checkedAtMs(state);
     if (Number.isNaN(checkedMs) || nowMs - checkedMs > maxStateAgeMs) return admitUnknownQuota;
     const remaining = state.remainingPercent;
-    if (remaining === null || remaining === undefined) return admitUnknownQuota;
-    usable = remaining > thresholdPercent;
+    if (remaining === null || remaining === undefined) {
+      if (!isServed(state)) return admitUnknownQuota;
+      usable = true;
+    } else {
+      usable = remaining > thresholdPercent;
+    }
   }
   if (usable === admitUnknownQuota) return usable;
   return hasResetPassed(state, nowMs) ? admitUnknownQuota : usable;
@@ -123,6 +149,7 @@ export function isStateUsable(
 export function isOutcomeUsable(outcome: QuotaOutcome, admitUnknownQuota: boolean): boolean {
   switch (outcome) {
     case QuotaOutcome.AboveThreshold:
+    case QuotaOutcome.Served:
       return true;
     case QuotaOutcome.Exhausted:
     case QuotaOutcome.AtOrBelowThreshold:
@@ -136,8 +163,8 @@ export function isOutcomeUsable(outcome: QuotaOutcome, admitUnknownQuota: boolea
  * Whether a quota reading lets a connection serve (§5), in rule order: no state →
  * `admitUnknownQuota` (Q1); a reading whose `resetAt` has passed is stale whatever its age (S2)
  * → `admitUnknownQuota`; `exhausted` → false even when old (Q2); `unknown` status → admit (Q3);
- * `checkedAt` unparseable or older than `maxStateAgeMs` → admit (Q4); null remaining → admit
- * (Q5); otherwise `remainingPercent` must exceed the threshold strictly: `exitCutoffPercent`, or
+ * `checkedAt` unparseable or older than `maxStateAgeMs` → admit (Q4); null remaining → usable
+ * when the state carries a probe's `served` window (P3), else admit (Q5); otherwise `remainingPercent` must exceed the threshold strictly: `exitCutoffPercent`, or
  * `max(reentryMinRemainingPercent, exitCutoffPercent)` when `hasBeenExhausted` (Q6, H2).
  *
  * @param hasBeenExhausted the hysteresis latch; defaults to `state.hasBeenExhausted`
