@@ -41,7 +41,7 @@ export const messagesRequestSchema = z.looseObject({
       format: z.looseObject({ type: z.string() }).nullish(),
     })
     .nullish(),
-  context_management: z.unknown(),
+  context_management: z.unknown().optional(),
 });
 
 /** Messages API usage. */

@@ -23,7 +23,8 @@ export function encodeChatRequest(ir: IrRequest, options: EncodeRequestOptions):
     // Usage must arrive in the stream, or the ledger could not settle what was spent.
     body.stream_options = { include_usage: true };
   }
-  if (ir.maxOutputTokens !== undefined) body.max_completion_tokens = ir.maxOutputTokens;
+  // `max_tokens`, not `max_completion_tokens`: every chat-compatible server reads it.
+  if (ir.maxOutputTokens !== undefined) body.max_tokens = ir.maxOutputTokens;
   if (ir.temperature !== undefined) body.temperature = ir.temperature;
   if (ir.topP !== undefined) body.top_p = ir.topP;
   if (ir.topK !== undefined) throw refuseField("sampling", "top_k", TARGET);

@@ -14,7 +14,7 @@ export const chatMessageSchema = z.looseObject({
       z.looseObject({
         id: z.string().nullish(),
         type: z.string().nullish(),
-        function: z.looseObject({ name: z.string().nullish(), arguments: z.unknown() }).nullish(),
+        function: z.looseObject({ name: z.string().nullish(), arguments: z.unknown().optional() }).nullish(),
         custom: z
           .looseObject({ name: z.string().nullish(), input: z.string().nullish() })
           .nullish(),
@@ -23,7 +23,7 @@ export const chatMessageSchema = z.looseObject({
     .nullish(),
   tool_call_id: z.string().nullish(),
   refusal: z.string().nullish(),
-  function_call: z.unknown(),
+  function_call: z.unknown().optional(),
 });
 
 /** `POST /v1/chat/completions` body: the fields the hub reads; others are checked by name. */
@@ -38,7 +38,7 @@ export const chatRequestSchema = z.looseObject({
   top_p: z.number().nullish(),
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   tools: z.array(z.looseObject({ type: z.string() })).nullish(),
-  tool_choice: z.unknown(),
+  tool_choice: z.unknown().optional(),
   parallel_tool_calls: z.boolean().nullish(),
   user: z.string().nullish(),
   n: z.number().int().nullish(),
@@ -101,7 +101,7 @@ export const chatChunkSchema = z.looseObject({
     )
     .nullish(),
   usage: chatUsageSchema.nullish(),
-  error: z.unknown(),
+  error: z.unknown().optional(),
 });
 
 /** See {@link chatRequestSchema}. */

@@ -25,7 +25,7 @@ export const responsesRequestSchema = z.looseObject({
   input: z.union([z.string(), z.array(responsesInputItemSchema)]).nullish(),
   instructions: z.string().nullish(),
   tools: z.array(z.looseObject({ type: z.string() })).nullish(),
-  tool_choice: z.unknown(),
+  tool_choice: z.unknown().optional(),
   parallel_tool_calls: z.boolean().nullish(),
   reasoning: z
     .looseObject({
