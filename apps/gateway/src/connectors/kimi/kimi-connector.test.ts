@@ -143,3 +143,33 @@ describe("kimi connector", () => {
     persistence.close();
   });
 });
+
+describe("kimi connector on the Anthropic endpoint", () => {
+  it("sends a console key as x-api-key to {base}/v1/messages and polls the coding usages", async () => {
+    const persistence = createSqliteCredentialPersistence(":memory:");
+    const c = createKimiConnector(
+      {
+        id: "kimi-coding",
+        provider: "kimi",
+        authType: "apikey",
+        protocol: "anthropic",
+        baseUrl: "https://api.kimi.com/coding",
+        credential: "sk-kimi-console",
+      },
+      { persistence, now: () => clockMs },
+    );
+    expect(c.protocol).toBe("anthropic");
+    expect(
+      c.prepare({ ...call, clientHeaders: { "anthropic-beta": "context-1m-2025-08-07" } }),
+    ).toMatchObject({
+      url: "https://api.kimi.com/coding/v1/messages",
+      headers: {
+        "x-api-key": "sk-kimi-console",
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": "context-1m-2025-08-07",
+      },
+    });
+    expect(await c.usageRequest()).toMatchObject({ url: "https://api.kimi.com/coding/v1/usages" });
+    persistence.close();
+  });
+});

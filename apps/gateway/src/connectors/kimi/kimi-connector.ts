@@ -1,10 +1,10 @@
 import { parseResponseSignals } from "@planfirst/quota-cache";
-import { joinUrl, type UpstreamConnector } from "../connector";
+import type { UpstreamConnector } from "../connector";
 import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenGrant } from "../oauth-refresh";
-import { baseRequestHeaders } from "../request-headers";
+import { planInferenceRequest } from "../plan-request";
 import { parseKimiUsage } from "./kimi-usage";
 
 /** Kimi Code's OpenAI-compatible base. */
@@ -20,10 +20,12 @@ export const KIMI_DEFAULT_TOKEN_URL = "https://auth.kimi.com/api/oauth/token";
 export const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
 
 /**
- * A Kimi Code plan: chat completions at `{baseUrl}/chat/completions` with `Bearer`, either a
+ * A Kimi Code plan: chat completions at `{baseUrl}/chat/completions` (or, with `protocol:
+ * anthropic` and base `https://api.kimi.com/coding`, messages) with `Bearer`, either a
  * console API key (`credential: env:NAME`) or an OAuth login whose access token (about 15 min)
  * is refreshed with the refresh_token grant; every refresh rotates the refresh token, and the
- * new one replaces the old in persistence before it is used. Usage at `{baseUrl}/usages`. No
+ * new one replaces the old in persistence before it is used. Usage at
+ * `{origin}/coding/v1/usages`. No
  * paid-overage signal is known, so `billsAfterWindow()` stays null.
  */
 export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
@@ -56,17 +58,18 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
     },
   });
   const baseUrl = spec.baseUrl ?? KIMI_DEFAULT_BASE_URL;
-  const url = joinUrl(baseUrl, "/chat/completions");
-  const usageUrl = spec.usageUrl ?? joinUrl(baseUrl, "/usages");
+  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const keyAuth = credential.kind === "static" ? "x-api-key" : "bearer";
+  const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/coding/v1/usages`;
   return {
     provider: "kimi",
-    protocol: "openai",
+    protocol,
     prepare(call) {
-      return withToken(credential, (token) => {
-        const headers = baseRequestHeaders(call, spec.headers);
-        headers.authorization = `Bearer ${token}`;
-        return { url, headers };
-      });
+      return withToken(credential, (token) =>
+        // A console key travels as x-api-key on the Anthropic endpoint (as the gateway always sent
+        // it); an OAuth access token as Bearer.
+        planInferenceRequest(spec, protocol, baseUrl, call, token, keyAuth),
+      );
     },
     usageRequest() {
       return withToken(credential, (token) => ({

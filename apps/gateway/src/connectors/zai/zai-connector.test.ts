@@ -110,3 +110,24 @@ describe("z.ai connector against the fake", () => {
     expect(c.billsAfterWindow()).toBe(false);
   });
 });
+
+describe("z.ai connector on the Anthropic endpoint", () => {
+  it("sends the key as x-api-key to /api/anthropic/v1/messages", () => {
+    const c = createZaiConnector({
+      id: "zai-coding",
+      provider: "zai",
+      authType: "apikey",
+      protocol: "anthropic",
+      baseUrl: "https://api.z.ai/api/anthropic",
+      credential: "zai-key",
+    });
+    expect(c.protocol).toBe("anthropic");
+    expect(c.prepare({ model: "glm-4.6", stream: true })).toMatchObject({
+      url: "https://api.z.ai/api/anthropic/v1/messages",
+      headers: { "x-api-key": "zai-key", accept: "text/event-stream" },
+    });
+    expect(c.usageRequest()).toMatchObject({
+      url: "https://api.z.ai/api/monitor/usage/quota/limit",
+    });
+  });
+});

@@ -1,8 +1,8 @@
-import { joinUrl, type UpstreamConnector } from "../connector";
+import type { UpstreamConnector } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
-import { baseRequestHeaders } from "../request-headers";
+import { planInferenceRequest } from "../plan-request";
 import { classifyZaiFailure } from "./zai-failure";
 import { parseZaiUsage } from "./zai-usage";
 
@@ -10,7 +10,8 @@ import { parseZaiUsage } from "./zai-usage";
 export const ZAI_DEFAULT_BASE_URL = "https://api.z.ai/api/coding/paas/v4";
 
 /**
- * A z.ai GLM Coding Plan key: chat completions at `{baseUrl}/chat/completions` with `Bearer`;
+ * A z.ai GLM Coding Plan key: chat completions at `{baseUrl}/chat/completions` with `Bearer`, or
+ * with `protocol: anthropic` (base `https://api.z.ai/api/anthropic`) messages with `x-api-key`;
  * usage at `{origin}/api/monitor/usage/quota/limit`, which takes the bare key in `Authorization`
  * (as z.ai's own usage tools send it); 1308 and friends as window exhaustion with the Beijing-time
  * reset. No paid overage exists on the plan, so it never bills after its window.
@@ -25,16 +26,12 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
     });
   }
   const baseUrl = spec.baseUrl ?? ZAI_DEFAULT_BASE_URL;
-  const url = joinUrl(baseUrl, "/chat/completions");
+  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/monitor/usage/quota/limit`;
   return {
     provider: "zai",
-    protocol: "openai",
-    prepare(call) {
-      const headers = baseRequestHeaders(call, spec.headers);
-      headers.authorization = `Bearer ${key}`;
-      return { url, headers };
-    },
+    protocol,
+    prepare: (call) => planInferenceRequest(spec, protocol, baseUrl, call, key, "x-api-key"),
     usageRequest: () => ({
       url: usageUrl,
       method: "GET",
