@@ -61,3 +61,16 @@ export {
   startServer,
 } from "./server";
 export { type GatewayStatus, gatewayStatus } from "./status/gateway-status";
+export {
+  type ConnectorDeps,
+  ConnectorError,
+  type ConnectorRegistry,
+  type ConnectorSpec,
+  type CredentialPersistence,
+  createConnectorRegistry,
+  createSqliteCredentialPersistence,
+  jwtExpiryMs,
+  type SqliteCredentialPersistence,
+  type StoredCredential,
+  type UpstreamConnector,
+} from "./connectors";
