@@ -23,6 +23,19 @@ export {
   type ResolvedSecrets,
   resolveSecrets,
 } from "./config/secrets";
+export {
+  type ConnectorDeps,
+  ConnectorError,
+  type ConnectorRegistry,
+  type ConnectorSpec,
+  type CredentialPersistence,
+  createConnectorRegistry,
+  createSqliteCredentialPersistence,
+  jwtExpiryMs,
+  type SqliteCredentialPersistence,
+  type StoredCredential,
+  type UpstreamConnector,
+} from "./connectors";
 export type {
   GatewayCooldowns,
   GatewayDeps,
@@ -61,16 +74,3 @@ export {
   startServer,
 } from "./server";
 export { type GatewayStatus, gatewayStatus } from "./status/gateway-status";
-export {
-  type ConnectorDeps,
-  ConnectorError,
-  type ConnectorRegistry,
-  type ConnectorSpec,
-  type CredentialPersistence,
-  createConnectorRegistry,
-  createSqliteCredentialPersistence,
-  jwtExpiryMs,
-  type SqliteCredentialPersistence,
-  type StoredCredential,
-  type UpstreamConnector,
-} from "./connectors";
