@@ -112,4 +112,27 @@ describe("redis quota store", () => {
     expect(warnings[0]).not.toContain("127.0.0.1");
     await store.close();
   });
+
+  it("P1 while Redis is unreachable, probes stay single-flight on this replica and evidence stays readable", async () => {
+    const store = createRedisQuotaStore({
+      url: "redis://127.0.0.1:1",
+      keyPrefix: `${filePrefix}:down-lease`,
+      logger: silent,
+    });
+    await store.ready();
+    const now = () => Date.parse("2026-03-02T10:00:00Z");
+    const cache = createQuotaCache({ store, now });
+    const lease = await cache.tryAcquireProbe("zai", 10_000);
+    expect(lease).not.toBeNull();
+    expect(await cache.tryAcquireProbe("zai", 10_000)).toBeNull();
+    await lease!.release();
+    expect(await cache.tryAcquireProbe("zai", 10_000)).not.toBeNull();
+    cache.observeEvidence("claude-max", {
+      evidence: "on",
+      observedAt: "2026-03-02T10:00:00.000Z",
+      source: "claude-header",
+    });
+    expect(cache.overageEvidence("claude-max")).toHaveLength(1);
+    await store.close();
+  });
 });

@@ -32,6 +32,9 @@ export interface RedisQuotaStoreOptions {
 
 const BUCKETS = QUOTA_STORE_BUCKETS;
 
+/** A lease call is on the request path: past this many ms it falls back to the local lease. */
+const LEASE_TIMEOUT_MS = 250;
+
 // Deletes the lease only when this holder still has it.
 const RELEASE_IF_HOLDER = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -266,7 +269,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
         try {
           const answer = await withTimeout(
             client.set(leaseKey(name), holder, "PX", ms, "NX"),
-            readyTimeoutMs,
+            LEASE_TIMEOUT_MS,
           );
           outage.recover();
           return answer === "OK";
@@ -284,7 +287,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
       try {
         await withTimeout(
           client.eval(RELEASE_IF_HOLDER, 1, leaseKey(name), holder),
-          readyTimeoutMs,
+          LEASE_TIMEOUT_MS,
         );
       } catch (error) {
         if (!closed) outage.fail("lease", error);
