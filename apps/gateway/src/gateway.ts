@@ -28,6 +28,9 @@ import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
 import { registerStateGauges } from "./app/state-gauges";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
+import { statusLevels } from "./status/gateway-status";
+import { historyStoreFor } from "./status/history-store-for";
+import { createStatusTracker } from "./status/status-tracker";
 import { createUpstreamClient } from "./upstream";
 
 /** Options of `createGateway`. */
@@ -100,6 +103,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   });
   const upstream = createUpstreamClient();
   const metrics: GatewayMetrics = createMetrics();
+  const statusTracker = createStatusTracker({
+    store: historyStoreFor(config.storage),
+    now,
+    onError: (error) => logger.warn({ err: error }, "status history write failed"),
+  });
   const deps: GatewayDeps = {
     config,
     secrets,
@@ -110,9 +118,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     now,
     logger,
     metrics,
+    statusTracker,
   };
   const built = buildGatewayApp(deps);
   registerStateGauges(built.context);
+  statusTracker.start(() => statusLevels(built.context));
 
   let timer: NodeJS.Timeout | undefined;
   const polled = polledConnectionIds(built.context.table.connections);
@@ -161,7 +171,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     async close() {
       if (timer) clearInterval(timer);
       upstream.close();
-      await Promise.allSettled([stores.quota.close(), stores.spend.close?.()]);
+      await Promise.allSettled([
+        statusTracker.close(),
+        stores.quota.close(),
+        stores.spend.close?.(),
+      ]);
     },
   };
 }

@@ -16,11 +16,18 @@ async function statusPage(): Promise<string> {
   return response.text();
 }
 
-/** The table row of the status page whose first cell is `first`. */
-function rowOf(html: string, first: string): string {
-  const row = html.split("\n").find((line) => line.startsWith(`<tr><td>${first}</td>`));
-  expect(row, `row ${first}`).toBeDefined();
-  return row!;
+/** The card of connection `id` on the status page. */
+function cardOf(html: string, id: string): string {
+  const start = html.indexOf(`<article class="card" data-connection="${id}"`);
+  expect(start, `card ${id}`).toBeGreaterThan(-1);
+  return html.slice(start, html.indexOf("</article>", start));
+}
+
+/** The section of rung `rung` on the status page, up to its cards. */
+function rungOf(html: string, rung: string): string {
+  const start = html.indexOf(`data-rung="${rung}"`);
+  expect(start, `rung ${rung}`).toBeGreaterThan(-1);
+  return html.slice(start, html.indexOf('<div class="cards">', start));
 }
 
 function connectionOf(status: GatewayStatus, id: string) {
@@ -83,14 +90,19 @@ describe("GET /v1/status and the GET / status page", () => {
     expect(status.requestsLastHour).toEqual({ cheap: 1 });
 
     const html = await statusPage();
-    const planRow = rowOf(html, "claude-plan");
-    expect(planRow).toContain("<td>subscription</td>");
-    expect(planRow).toContain('<div style="width:80%"></div></div> 80%');
-    expect(planRow).toContain("<td>1 h 59 min</td>");
-    expect(planRow).toContain("<td>ready</td>");
-    expect(rowOf(html, "openrouter")).toContain("no reading yet");
-    expect(rowOf(html, "cheap")).toContain("<td>$0.000600</td><td>$0.000000</td><td>$5.00</td>");
-    expect(rowOf(html, "premium")).toContain("<td>unbudgeted</td>");
+    const planCard = cardOf(html, "claude-plan");
+    expect(rungOf(html, "subscription")).not.toContain("no connection");
+    expect(html.indexOf('data-connection="claude-plan"')).toBeGreaterThan(
+      html.indexOf('data-rung="subscription"'),
+    );
+    expect(planCard).toContain('aria-valuenow="80"');
+    expect(planCard).toContain('<span style="width:80.0%"></span>');
+    expect(planCard).toContain("resets in 1 h 59 min");
+    expect(planCard).toContain('<span class="ok">ready</span>');
+    expect(cardOf(html, "openrouter")).toContain("no quota reading yet");
+    expect(rungOf(html, "cheap")).toContain("spent $0.0006 of $5.00 this day");
+    expect(rungOf(html, "cheap")).toContain("reserved $0.0000 apart");
+    expect(rungOf(html, "premium")).toContain("no budget set");
   });
 
   it("show an exhausted plan at 0 % with its reset and cooldown, and the countdown follows the clock", async () => {
@@ -119,12 +131,13 @@ describe("GET /v1/status and the GET / status page", () => {
     expect(status.requestsLastHour).toEqual({ cheap: 1 });
 
     const html = await statusPage();
-    const planRow = rowOf(html, "claude-plan");
-    expect(planRow).toContain('<div style="width:0%"></div></div> 0%');
-    expect(planRow).toContain("<td>1 h 30 min</td>");
-    expect(planRow).toContain("cooling until");
+    const planCard = cardOf(html, "claude-plan");
+    expect(planCard).toContain('aria-valuenow="0"');
+    expect(planCard).toContain('<span style="width:0.0%"></span>');
+    expect(planCard).toContain("resets in 1 h 30 min");
+    expect(planCard).toContain("cooling down until");
 
     clock.advance(150_000);
-    expect(rowOf(await statusPage(), "claude-plan")).toContain("<td>1 h 28 min</td>");
+    expect(cardOf(await statusPage(), "claude-plan")).toContain("resets in 1 h 27 min");
   });
 });

@@ -44,7 +44,7 @@ h2{font-size:1.1rem;margin:1.25rem 0 .5rem}
 .history{display:grid;grid-template-columns:1fr;gap:1rem}
 @media (min-width:1100px){.history{grid-template-columns:1fr 1fr}.history h2{grid-column:1/-1}#chart-requests{grid-column:1/-1}}
 .chart{margin:0;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.5rem}
-.chart figcaption{font-weight:600;font-size:.9rem}.chart svg{width:100%;height:160px;display:block}
+.chart figcaption{font-weight:600;font-size:.9rem}.chart svg{width:100%;height:auto;display:block}
 .chart .axis,.chart .grid{stroke:var(--line);stroke-width:1}.chart .tick{fill:var(--muted);font-size:11px}
 .chart rect{fill:var(--rc)}.chart .line{fill:none;stroke:var(--lc,var(--rc));stroke-width:2;vector-effect:non-scaling-stroke}
 .legend{list-style:none;padding:0;margin:.25rem 0 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.8rem}

@@ -156,7 +156,7 @@ export function lineChart(options: {
 }
 
 function figure(id: string, title: string, description: string, body: string, legend: string) {
-  return `<figure class="chart" id="${id}"><figcaption>${escapeHtml(title)}</figcaption><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-t" preserveAspectRatio="none"><title id="${id}-t">${escapeHtml(description)}</title>${body}</svg><ul class="legend">${legend || "<li>no data yet</li>"}</ul></figure>`;
+  return `<figure class="chart" id="${id}"><figcaption>${escapeHtml(title)}</figcaption><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-t"><title id="${id}-t">${escapeHtml(description)}</title>${body}</svg><ul class="legend">${legend || "<li>no data yet</li>"}</ul></figure>`;
 }
 
 function axes(fromMs: number, endMs: number, peak: number, unit: string): string {

@@ -1,11 +1,147 @@
+import type { Context } from "hono";
 import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { GatewayError } from "../../errors";
+import { statusSnapshot } from "../../status/gateway-status";
+import { CHART_SPAN_MS } from "../../status/status-charts";
+import { createStatusFeed } from "../../status/status-feed";
+import { renderLoginPage, renderStatusPage } from "../../status/status-page";
+import {
+  clearedSessionCookie,
+  createStatusSessions,
+  sessionCookie,
+} from "../../status/status-session";
 import type { AppContext, GatewayEnv } from "../app-context";
-import { gatewayStatus } from "../status/gateway-status";
-import { renderStatusPage } from "../status/status-page";
+import type { ClientIdentity } from "../auth/client-keys";
 
-/** `GET /v1/status` (JSON, read by the CLI) and `GET /` (the HTML status page). */
+/** Paths the status routes authenticate themselves (they accept the session cookie too). */
+const STATUS_PATHS = new Set([
+  "/",
+  "/status/login",
+  "/status/logout",
+  "/v1/status",
+  "/v1/status/events",
+  "/v1/status/history",
+]);
+
+/**
+ * True for the paths whose routes check the client key themselves: the status page, its login,
+ * `/v1/status` and its event stream and history. They take `Authorization: Bearer`, `x-api-key`
+ * or the page's session cookie; `HEAD /` answers a bare 200 to anyone (a connectivity probe).
+ */
+export function isStatusPath(path: string): boolean {
+  return STATUS_PATHS.has(path);
+}
+
+/**
+ * The status routes: `GET /` (the page, or its login form when keys are configured and none was
+ * presented), `HEAD /` (bare 200, no key: clients probe it), `POST /status/login` (form field
+ * `key`; sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`),
+ * `POST /status/logout`, `GET /v1/status` (JSON, read by the CLI), `GET /v1/status/events`
+ * (server-sent events: `status` on each change, comments as heartbeat) and
+ * `GET /v1/status/history` (the last 24 h of five-minute buckets).
+ */
 export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
+  const sessions = createStatusSessions(app.deps.secrets.clientKeys);
+  const feed = createStatusFeed(app, app.status);
+
+  function clientOf(c: Context<GatewayEnv>): ClientIdentity | null {
+    const viaKey = app.verifier.verify(c.req.header("authorization"), c.req.header("x-api-key"));
+    return viaKey ?? sessions.verifyCookie(c.req.header("cookie"));
+  }
+  function requireClient(c: Context<GatewayEnv>): ClientIdentity {
+    const client = clientOf(c);
+    if (!client) {
+      throw new GatewayError({
+        message:
+          "a valid client key is required (Authorization: Bearer, x-api-key, or the status page's session cookie)",
+        code: "invalid_api_key",
+      });
+    }
+    return client;
+  }
+
   return new Hono<GatewayEnv>()
-    .get("/v1/status", (c) => c.json(gatewayStatus(app)))
-    .get("/", (c) => c.html(renderStatusPage(gatewayStatus(app), app.deps.now())));
+    .get("/", async (c) => {
+      // HEAD / is a connectivity probe (Claude Code sends one): a bare 200, no key needed.
+      if (c.req.method === "HEAD") return c.body(null);
+      if (!clientOf(c)) return c.html(renderLoginPage(null));
+      const push = await feed.current();
+      const nowMs = Date.parse(push.now);
+      const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
+      return c.html(renderStatusPage(push.status, history), 200, {
+        "cache-control": "no-store",
+      });
+    })
+    .post("/status/login", async (c) => {
+      if (app.verifier.open) return c.redirect("/", 303);
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      const key = typeof form.key === "string" ? form.key.trim() : "";
+      if (!key || !app.verifier.verify(undefined, key)) {
+        return c.html(renderLoginPage("That key is not one of this gateway's client keys."));
+      }
+      const secure =
+        new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+      c.header("set-cookie", sessionCookie(sessions.tokenOf(key), secure));
+      c.header("cache-control", "no-store");
+      return c.redirect("/", 303);
+    })
+    .post("/status/logout", (c) => {
+      c.header("set-cookie", clearedSessionCookie());
+      return c.redirect("/", 303);
+    })
+    .get("/v1/status", async (c) => {
+      requireClient(c);
+      return c.json(await statusSnapshot(app, app.status));
+    })
+    .get("/v1/status/history", async (c) => {
+      requireClient(c);
+      const nowMs = app.deps.now();
+      return c.json({ buckets: await app.status.history(nowMs - CHART_SPAN_MS, nowMs + 1) });
+    })
+    .get("/v1/status/events", (c) => {
+      requireClient(c);
+      c.header("cache-control", "no-store");
+      c.header("x-accel-buffering", "no");
+      return streamSSE(c, async (stream) => {
+        // Errors inside the stream never reach onError: the stream just ends and the page's
+        // EventSource reconnects.
+        let wake: (() => void) | undefined;
+        const ended = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        const queue: string[] = [];
+        let writing = false;
+        const drain = async () => {
+          if (writing) return;
+          writing = true;
+          try {
+            while (queue.length > 0 && !stream.aborted) await stream.write(queue.shift()!);
+          } catch {
+            wake?.();
+          } finally {
+            writing = false;
+          }
+        };
+        const unsubscribe = feed.subscribe({
+          push(push) {
+            const data = JSON.stringify({ now: push.now, html: push.html });
+            queue.length = 0;
+            queue.push(`event: status\ndata: ${data}\n\n`);
+            void drain();
+          },
+          heartbeat() {
+            queue.push(": heartbeat\n\n");
+            void drain();
+          },
+        });
+        stream.onAbort(() => wake?.());
+        try {
+          await stream.write("retry: 2000\n\n");
+          await ended;
+        } finally {
+          unsubscribe();
+        }
+      });
+    });
 }
