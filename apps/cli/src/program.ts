@@ -4,6 +4,7 @@ import { registerCatalogCommand } from "./commands/catalog";
 import { registerCheckCommand } from "./commands/check";
 import { registerExplainCommand } from "./commands/explain";
 import { registerInitCommand } from "./commands/init";
+import { registerLoginCommand } from "./commands/login";
 import { registerServeCommand } from "./commands/serve";
 import { registerSimulateCommand } from "./commands/simulate";
 import { registerStatusCommand } from "./commands/status";
@@ -50,6 +51,7 @@ Exit codes:
   registerCheckCommand(program, context);
   registerCatalogCommand(program, context);
   registerInitCommand(program, context);
+  registerLoginCommand(program, context);
   registerSimulateCommand(program, context);
   return program;
 }
