@@ -45,6 +45,7 @@ export type {
   UsageSignals,
 } from "./signals";
 export {
+  failureOfStatus,
   OPENROUTER_FREE_SCOPE,
   parseAnthropicApiResponse,
   parseClaudeOauthUsage,

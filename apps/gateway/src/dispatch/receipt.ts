@@ -32,3 +32,22 @@ export function writeReceipt(headers: Record<string, string>, receipt: Receipt):
 export function attemptsSummary(attempts: readonly AttemptRecord[]): AttemptRecord[] {
   return attempts.map((attempt) => ({ ...attempt }));
 }
+
+/** The receipt of a response served by `target`. */
+export function receiptOf(
+  target: {
+    readonly rung: string;
+    readonly model: string;
+    readonly connection: { readonly config: { readonly id: string } };
+  },
+  attempts: number,
+  costUsd: string,
+): Receipt {
+  return {
+    rung: target.rung,
+    connection: target.connection.config.id,
+    model: target.model,
+    attempts,
+    costUsd,
+  };
+}

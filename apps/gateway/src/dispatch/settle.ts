@@ -2,7 +2,7 @@ import { costOf, formatUsd, microToUsd, type Reservation } from "@planfirst/spen
 import type { GatewayDeps } from "../deps";
 import type { NormalizedUsage } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
-import type { ClientRequest } from "./dispatcher";
+import type { ClientRequest } from "./types";
 
 /**
  * Books the real cost of a served request (micro-USD, rounded up) against its reservation and

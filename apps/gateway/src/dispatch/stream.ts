@@ -3,11 +3,11 @@ import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import type { ClientStreamSource, StreamReply } from "../http/reply";
 import { createStreamRelay, type StreamBridge, type StreamRelay } from "../protocols";
-import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { DispatchTarget } from "../routing/build-pool";
-import type { ClientRequest } from "./dispatcher";
+import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import { writeReceipt } from "./receipt";
 import { settleSpend } from "./settle";
+import type { ClientRequest } from "./types";
 
 /** Inputs of `streamResponse`. */
 export interface StreamInputs {

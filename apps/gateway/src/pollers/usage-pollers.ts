@@ -1,9 +1,9 @@
 import { parseUsagePayload } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
-import type { RoutedConnection } from "../routing/routing-table";
 import { GatewayError } from "../errors";
-import type { UpstreamClient } from "../upstream";
+import type { RoutedConnection } from "../routing/routing-table";
+import { ANTHROPIC_OAUTH_BETA, type UpstreamClient } from "../upstream";
 
 /**
  * The usage endpoint of a connection, or null when it has none: Claude OAuth usage
@@ -39,7 +39,7 @@ function usageHeaders(connection: RoutedConnection): Record<string, string> {
   } else {
     headers.authorization = `Bearer ${credential}`;
   }
-  if (connection.config.provider === "claude") headers["anthropic-beta"] = "oauth-2025-04-20";
+  if (connection.config.provider === "claude") headers["anthropic-beta"] = ANTHROPIC_OAUTH_BETA;
   return headers;
 }
 

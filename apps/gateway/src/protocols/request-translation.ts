@@ -1,3 +1,4 @@
+import { isRecord } from "./ir/guards";
 import { ProtocolError } from "./protocol-error";
 import type { WireProtocol } from "./types";
 
@@ -15,10 +16,6 @@ export interface UpstreamRequestOptions {
   model: string;
   /** Whether the upstream is asked to stream. */
   stream: boolean;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function unsupported(field: string, why: string): ProtocolError {

@@ -1,4 +1,5 @@
 import { anthropicMessageId, anthropicToolUseId, openAiCompletionId } from "./ids";
+import { isRecord } from "./ir/guards";
 import { ProtocolError } from "./protocol-error";
 import { anthropicStopReason, openAiFinishReason } from "./stop-reason";
 import type { NormalizedUsage, WireProtocol } from "./types";
@@ -18,10 +19,6 @@ export interface ClientResponseOptions {
 export interface ClientResponse {
   body: Json;
   usage: NormalizedUsage | null;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function parseArguments(args: unknown): unknown {

@@ -1,4 +1,5 @@
 import { anthropicMessageId, anthropicToolUseId, openAiCompletionId } from "./ids";
+import { isRecord, parseJsonObject } from "./ir/guards";
 import { formatSse } from "./sse";
 import { anthropicStopReason, openAiFinishReason } from "./stop-reason";
 import type { NormalizedUsage, SseEvent, StreamFailure, WireProtocol } from "./types";
@@ -57,19 +58,6 @@ export interface StreamBridge {
   finished(): boolean;
   /** The error event the upstream sent inside the stream, if any (it is not forwarded). */
   upstreamError(): UpstreamStreamError | null;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function parseJson(data: string): Json | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isRecord(value) ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 function anthropicFrame(event: string, payload: Json): string {
@@ -230,7 +218,7 @@ class OpenAiPassThrough extends PassThroughBridge {
     }
     // Parse only the chunks that can carry usage, a finish or an error: the hot path stays a copy.
     if (openAiChunkNeedsParse(data)) {
-      const chunk = parseJson(data);
+      const chunk = parseJsonObject(data);
       const error = streamErrorOf(chunk);
       if (error && !Array.isArray(chunk?.choices)) {
         this.streamError = error;
@@ -275,7 +263,7 @@ class AnthropicPassThrough extends PassThroughBridge {
     if (this.closed) return "";
     const type = event.event;
     if (anthropicEventTracked(type)) {
-      const payload = parseJson(event.data);
+      const payload = parseJsonObject(event.data);
       const kind = type ?? payload?.type;
       if (kind === "error") {
         this.streamError = streamErrorOf(payload) ?? {
@@ -390,7 +378,7 @@ function openAiToAnthropicStream(
     push(event) {
       if (state.closed) return "";
       if (event.data === "[DONE]") return finish();
-      const chunk = parseJson(event.data);
+      const chunk = parseJsonObject(event.data);
       if (!chunk) return "";
       const error = streamErrorOf(chunk);
       if (error && !Array.isArray(chunk.choices)) {
@@ -477,7 +465,7 @@ function anthropicToOpenAiStream(
     ...common,
     push(event) {
       if (state.closed || state.finished) return "";
-      const payload = parseJson(event.data);
+      const payload = parseJsonObject(event.data);
       const kind = event.event ?? payload?.type;
       switch (kind) {
         case "ping":

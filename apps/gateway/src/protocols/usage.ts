@@ -1,11 +1,8 @@
+import { isRecord } from "./ir/guards";
 import type { NormalizedUsage, WireProtocol } from "./types";
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -7,7 +7,10 @@ import {
   orderPoolByRung,
 } from "@planfirst/subscription-ladder";
 import type { ClientIdentity } from "./client-identity";
+import { exclusionOf, type PoolLiveState } from "./exclusions";
 import type { CandidateGroup, RoutedConnection, RoutingTable } from "./routing-table";
+
+export type { PoolLiveState };
 
 /** One (model, connection) pair to try, in dispatch order. */
 export interface DispatchTarget {
@@ -16,12 +19,6 @@ export interface DispatchTarget {
   readonly rung: LadderRung;
   readonly connection: RoutedConnection;
   readonly group: CandidateGroup;
-}
-
-/** Live lookups the pool build reads (all synchronous). */
-export interface PoolLiveState {
-  quotaState(provider: string, connectionId: string, model: string): QuotaState | undefined;
-  isCoolingDown(connectionId: string, model: string): boolean;
 }
 
 /**
@@ -42,9 +39,7 @@ export function buildTargets(
   for (const group of groups) {
     let ids: string[] | null = null;
     for (const id of group.connectionIds) {
-      const usable =
-        (client.connections === null || client.connections.has(id)) &&
-        !live.isCoolingDown(id, group.model);
+      const usable = exclusionOf(live, client, id, group.model) === null;
       if (!usable) {
         ids ??= group.connectionIds.slice(0, group.connectionIds.indexOf(id));
       } else if (ids !== null) {

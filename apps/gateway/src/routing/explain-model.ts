@@ -3,10 +3,12 @@ import {
   type LadderCandidate,
   type LadderOptions,
 } from "@planfirst/subscription-ladder";
-import { GatewayError } from "../errors";
-import { buildTargets, type PoolLiveState } from "./build-pool";
+import { buildTargets } from "./build-pool";
 import type { ClientIdentity } from "./client-identity";
-import type { CandidateGroup, RoutingTable } from "./routing-table";
+import { describeExclusion, exclusionOf, type PoolLiveState } from "./exclusions";
+import { earliestPoolReturnMs } from "./pool-reset";
+import type { ModelResolution, RoutingTable } from "./routing-table";
+import { unknownModelError } from "./unknown-model";
 
 /** Why the gateway itself kept a connection out before the ladder ran. */
 export interface GatewayExclusion {
@@ -30,13 +32,26 @@ export interface ModelExplanation {
   excluded: GatewayExclusion[];
   /** Targets a request would try, in order. */
   targets: { rung: string; connection: string; model: string; provider: string }[];
+  /**
+   * ISO instant the earliest excluded connection could serve again (plan reset past the exit
+   * cutoff or re-entry floor, cooldown end), or null: the instant behind an exhausted pool's
+   * `Retry-After`, computed by the same function.
+   */
+  earliestReturnAt: string | null;
+}
+
+/** Why one connection could not serve a request, for error bodies. Never holds a credential. */
+export interface ConnectionReason {
+  connection: string;
+  model: string;
+  reason: string;
 }
 
 /** The parts of the gateway `explainModel` reads; a running app and the CLI both provide them. */
 export interface ExplainSource {
   table: RoutingTable;
   ladderOptions: LadderOptions;
-  live: PoolLiveState & { cooldownUntil?(connectionId: string, model: string): unknown };
+  live: PoolLiveState;
   now(): number;
 }
 
@@ -74,22 +89,57 @@ export function explainModel(
   client: ClientIdentity = { id: "explain", connections: null },
 ): ModelExplanation {
   const resolution = source.table.resolve(modelId);
-  if (!resolution.ok) {
-    throw new GatewayError({
-      message: resolution.message,
-      code: resolution.reason === "unknown_category" ? "unknown_category" : "model_not_found",
-      details:
-        resolution.reason === "unknown_category" ? { categories: source.table.categories } : {},
-    });
-  }
+  if (!resolution.ok) throw unknownModelError(resolution, source.table);
+  const { excluded, ladder } = explainResolution(source, resolution, modelId, client);
+  const targets = buildTargets(
+    source.table,
+    resolution.groups,
+    resolution.grouping,
+    client,
+    source.live,
+    source.ladderOptions,
+  ).map((target) => ({
+    rung: target.rung,
+    connection: target.connection.config.id,
+    model: target.model,
+    provider: target.provider,
+  }));
+  return {
+    model: modelId,
+    kind: resolution.kind,
+    grouping: resolution.grouping,
+    category: resolution.category,
+    evaluatedAtMs: source.now(),
+    ladder,
+    excluded,
+    targets,
+    earliestReturnAt: isoOrNull(
+      earliestPoolReturnMs(source.table, resolution, source.live, source.ladderOptions),
+    ),
+  };
+}
+
+/**
+ * The gateway's exclusions and the ladder's verdicts for one resolved id, without building the
+ * targets: what `explainModel` reports and what an exhausted pool lists as its reasons.
+ */
+export function explainResolution(
+  source: ExplainSource,
+  resolution: Extract<ModelResolution, { ok: true }>,
+  modelId: string,
+  client: ClientIdentity,
+): { excluded: GatewayExclusion[]; ladder: ReturnType<typeof explainPool> } {
   const excluded: GatewayExclusion[] = [];
   const pool: LadderCandidate[] = [];
   for (const group of resolution.groups) {
     const allowed: string[] = [];
     for (const id of group.connectionIds) {
-      const reason = exclusionOf(source, client, id, group);
-      if (reason) excluded.push({ connectionId: id, model: group.model, reason });
-      else allowed.push(id);
+      const kind = exclusionOf(source.live, client, id, group.model);
+      if (kind === null) allowed.push(id);
+      else {
+        const reason = describeExclusion(kind, source.live, id, group.model);
+        excluded.push({ connectionId: id, model: group.model, reason });
+      }
     }
     if (allowed.length > 0) {
       pool.push({
@@ -111,48 +161,35 @@ export function explainModel(
       });
     }
   }
-  const targets = buildTargets(
-    source.table,
-    resolution.groups,
-    resolution.grouping,
-    client,
-    source.live,
-    source.ladderOptions,
-  ).map((target) => ({
-    rung: target.rung,
-    connection: target.connection.config.id,
-    model: target.model,
-    provider: target.provider,
-  }));
-  return {
-    model: modelId,
-    kind: resolution.kind,
-    grouping: resolution.grouping,
-    category: resolution.category,
-    evaluatedAtMs: source.now(),
-    ladder: explainPool(pool, source.ladderOptions, resolution.grouping),
-    excluded,
-    targets,
-  };
+  return { excluded, ladder: explainPool(pool, source.ladderOptions, resolution.grouping) };
 }
 
-function exclusionOf(
+/** Every connection of a resolved id that is out, and why: exclusions first, then the ladder's. */
+export function connectionReasons(
   source: ExplainSource,
+  resolution: Extract<ModelResolution, { ok: true }>,
+  modelId: string,
   client: ClientIdentity,
-  connectionId: string,
-  group: CandidateGroup,
-): string | null {
-  if (client.connections !== null && !client.connections.has(connectionId)) {
-    return "not usable by this client key";
+): ConnectionReason[] {
+  const { excluded, ladder } = explainResolution(source, resolution, modelId, client);
+  const reasons: ConnectionReason[] = excluded.map((e) => ({
+    connection: e.connectionId,
+    model: e.model,
+    reason: e.reason,
+  }));
+  for (const candidate of ladder.candidates) {
+    for (const connection of candidate.connections) {
+      if (connection.verdict === "in") continue;
+      reasons.push({
+        connection: connection.connectionId ?? candidate.provider,
+        model: candidate.model,
+        reason: connection.reason,
+      });
+    }
   }
-  if (source.live.isCoolingDown(connectionId, group.model)) {
-    const until = source.live.cooldownUntil?.(connectionId, group.model);
-    return `cooling down${until ? ` until ${formatInstant(until)}` : ""}`;
-  }
-  return null;
+  return reasons;
 }
 
-function formatInstant(value: unknown): string {
-  if (typeof value === "number") return new Date(value).toISOString();
-  return String(value);
+function isoOrNull(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
 }

@@ -4,6 +4,7 @@ export { parseClaudeSubscriptionResponse } from "./claude-subscription";
 export { parseCodeAssistQuota } from "./code-assist-quota";
 export { parseCodexResponse } from "./codex";
 export { parseCodexUsage } from "./codex-usage";
+export { failureOfStatus } from "./failure-of-status";
 export { parseCopilotResponse } from "./copilot";
 export { parseCopilotQuota } from "./copilot-quota";
 export { parseGeminiResponse } from "./gemini";

@@ -1,0 +1,73 @@
+import type { GatewayDeps } from "../deps";
+import type { AttemptRecord } from "../errors";
+import type { DispatchTarget } from "../routing/build-pool";
+
+/**
+ * One attempt at one target: it owns the attempt's record (listed in error bodies and counted
+ * in receipts), the cooldown it puts on the connection and the metrics it counts, so every way
+ * out of an attempt is one call.
+ */
+export class Attempt {
+  readonly record: AttemptRecord;
+  readonly connectionId: string;
+
+  constructor(
+    private readonly deps: Pick<GatewayDeps, "cooldowns" | "metrics" | "logger" | "now">,
+    readonly target: DispatchTarget,
+    private readonly requestId: string,
+  ) {
+    this.connectionId = target.connection.config.id;
+    this.record = {
+      connection: this.connectionId,
+      model: target.model,
+      rung: target.rung,
+      outcome: "ok",
+    };
+  }
+
+  /** Skipped without a fall-through count: the connection was cooled by an earlier attempt. */
+  skip(outcome: string): void {
+    this.record.outcome = outcome;
+  }
+
+  /**
+   * Falls through to the next target: records `outcome`, counts it, and with `cool` puts the
+   * connection on an `overloaded` cooldown (the upstream failed, not the client). `log` is
+   * written at info with the request id, connection, model and status.
+   */
+  fallThrough(outcome: string, options: { cool?: boolean; log?: string } = {}): void {
+    this.record.outcome = outcome;
+    const { target } = this;
+    if (options.cool) {
+      this.deps.cooldowns.fail(
+        this.connectionId,
+        { kind: "overloaded", retryAt: null, resetAt: null, code: outcome },
+        { model: target.model },
+      );
+    }
+    this.deps.metrics.countFallthrough(target.rung, this.connectionId, outcome);
+    if (options.log) {
+      this.deps.logger.info(
+        {
+          requestId: this.requestId,
+          connection: this.connectionId,
+          model: target.model,
+          ...(this.record.status === undefined ? {} : { status: this.record.status }),
+          outcome,
+        },
+        options.log,
+      );
+    }
+  }
+
+  /** The upstream answered with `status` (recorded in the attempt). */
+  answered(status: number): void {
+    this.record.status = status;
+  }
+
+  /** The request ended on this attempt with `outcome` (`ok`, `client_error`): counted once. */
+  finish(outcome: "ok" | "client_error"): void {
+    this.record.outcome = outcome;
+    this.deps.metrics.countRequest(this.target.rung, this.connectionId, outcome, this.deps.now());
+  }
+}

@@ -1,0 +1,70 @@
+import type { GatewayDeps } from "../deps";
+import { extractUsage, type NormalizedUsage, toClientResponse } from "../protocols";
+import { parseJsonObject } from "../protocols/ir/guards";
+import { UpstreamError, type UpstreamResponse } from "../upstream";
+import type { Attempt } from "./attempt";
+import { clientGone } from "./client-gone";
+import { receiptOf, writeReceipt } from "./receipt";
+import type { ReservationHold } from "./reservation";
+import { settleSpend } from "./settle";
+import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
+
+const JSON_HEADERS = "application/json";
+
+/**
+ * Serves a whole (non-stream) 2xx upstream answer: reads the body, translates it when the
+ * protocols differ, settles spend against the reservation and writes the receipt. A body that
+ * breaks off or cannot be read falls through (no cooldown: the upstream did answer); a client
+ * that hung up rejects with `client_closed_request`.
+ */
+export async function serveNonStream(
+  deps: GatewayDeps,
+  attempt: Attempt,
+  hold: ReservationHold,
+  request: ClientRequest,
+  response: UpstreamResponse,
+  attemptCount: number,
+): Promise<TargetOutcome> {
+  const { target } = attempt;
+  const upstreamProtocol = target.connection.config.protocol;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
+    attempt.fallThrough("body_failed");
+    return FELL_THROUGH;
+  }
+  // A completion answer is a JSON object; anything else is no answer (fall through).
+  const parsed = parseJsonObject(text);
+  if (parsed === null) {
+    attempt.fallThrough("invalid_body");
+    return FELL_THROUGH;
+  }
+  let clientText: string;
+  let usage: NormalizedUsage | null;
+  if (upstreamProtocol === request.protocol) {
+    clientText = text;
+    usage = extractUsage(upstreamProtocol, parsed);
+  } else {
+    try {
+      const translated = toClientResponse(upstreamProtocol, request.protocol, parsed, {
+        model: target.model,
+        nowMs: deps.now(),
+      });
+      clientText = JSON.stringify(translated.body);
+      usage = translated.usage;
+    } catch {
+      attempt.fallThrough("invalid_body");
+      return FELL_THROUGH;
+    }
+  }
+  const reservation = hold.handOff();
+  const costUsd = reservation
+    ? await settleSpend(deps, target, reservation, usage, request, hold.estimatedInputTokens)
+    : "0";
+  attempt.finish("ok");
+  const headers: Record<string, string> = { "content-type": JSON_HEADERS };
+  writeReceipt(headers, receiptOf(target, attemptCount, costUsd));
+  return { served: { kind: "body", status: 200, headers, body: clientText } };
+}

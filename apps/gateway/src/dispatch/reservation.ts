@@ -1,0 +1,79 @@
+import { estimateWorstCaseCost, microToUsd, type Reservation } from "@planfirst/spend-ledger";
+import { isPaidRung } from "@planfirst/subscription-ladder";
+import type { GatewayLedger } from "../deps";
+import type { DispatchTarget } from "../routing/build-pool";
+import type { ClientRequest } from "./types";
+
+/**
+ * A reservation held for one attempt. Whoever serves the request takes it over with
+ * `handOff()` (the settle path books it); otherwise `release()`, called in the dispatcher's
+ * one `finally`, gives it back. Releasing twice, or after a hand-off, does nothing.
+ */
+export class ReservationHold {
+  private open: boolean;
+
+  constructor(
+    private readonly ledger: Pick<GatewayLedger, "release">,
+    /** Null on a free rung, or a paid rung without a price and without a budget. */
+    readonly reservation: Reservation | null,
+    /** Input tokens the estimate booked, settled when the upstream reports no usage. */
+    readonly estimatedInputTokens: number,
+  ) {
+    this.open = reservation !== null;
+  }
+
+  /** The serving path now owns the reservation and will settle it. */
+  handOff(): Reservation | null {
+    this.open = false;
+    return this.reservation;
+  }
+
+  /** Gives the reservation back unless it was handed off; never throws. */
+  release(): void {
+    if (!this.open || !this.reservation) return;
+    this.open = false;
+    void this.ledger.release(this.reservation).catch(ignoreError);
+  }
+}
+
+/** What reserving for one attempt gave: a hold, or the outcome that skips the target. */
+export type Admission =
+  | { readonly hold: ReservationHold; readonly refused: null }
+  | { readonly hold: null; readonly refused: "unpriced_on_budgeted_rung" | "budget_refused" };
+
+const NO_HOLD_TOKENS = 0;
+
+/**
+ * Reserves the worst-case cost of `request` on `target` before anything is sent (§7): free
+ * rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
+ * budget (its spend could not be bounded, so it must not bill by surprise) and let through
+ * unreserved when it has none; a reservation the ledger refuses skips the target.
+ */
+export async function admit(
+  ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd">,
+  target: DispatchTarget,
+  request: ClientRequest,
+): Promise<Admission> {
+  if (!isPaidRung(target.rung)) {
+    return { hold: new ReservationHold(ledger, null, NO_HOLD_TOKENS), refused: null };
+  }
+  const price = target.group.price;
+  if (!price) {
+    if (ledger.budgetUsd(target.rung) !== undefined) {
+      return { hold: null, refused: "unpriced_on_budgeted_rung" };
+    }
+    return { hold: new ReservationHold(ledger, null, NO_HOLD_TOKENS), refused: null };
+  }
+  const estimate = estimateWorstCaseCost({ body: request.body, protocol: request.protocol, price });
+  const reserved = await ledger.reserve({
+    rung: target.rung,
+    connectionId: target.connection.config.id,
+    model: target.model,
+    maxCostUsd: microToUsd(estimate.costMicroUsd),
+    requestId: request.requestId,
+  });
+  if ("refused" in reserved) return { hold: null, refused: "budget_refused" };
+  return { hold: new ReservationHold(ledger, reserved, estimate.inputTokens), refused: null };
+}
+
+function ignoreError(): void {}

@@ -1,0 +1,34 @@
+import { errorBody, upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
+import type { GatewayReply } from "../http/reply";
+import type { Attempt } from "./attempt";
+import { receiptOf, writeReceipt } from "./receipt";
+import type { ClientRequest } from "./types";
+
+/**
+ * The answer to a client whose request the upstream refused as the client's own fault (400,
+ * 404, 413, 422, …): the upstream's status and message in the client's error shape, with the
+ * receipt; nothing is spent and no other target is tried.
+ */
+export function clientFaultReply(
+  attempt: Attempt,
+  request: ClientRequest,
+  status: number,
+  body: unknown,
+  attemptCount: number,
+): GatewayReply {
+  attempt.finish("client_error");
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  writeReceipt(headers, receiptOf(attempt.target, attemptCount, "0"));
+  return {
+    kind: "body",
+    status,
+    headers,
+    body: JSON.stringify(
+      errorBody(request.protocol, {
+        message: upstreamErrorMessage(body, `upstream answered ${status}`),
+        type: upstreamErrorType(body) ?? "invalid_request_error",
+        code: "upstream_rejected_request",
+      }),
+    ),
+  };
+}

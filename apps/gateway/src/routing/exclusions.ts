@@ -1,0 +1,46 @@
+import type { QuotaState } from "@planfirst/quota-cache";
+import type { ClientIdentity } from "./client-identity";
+
+/** Live lookups the pool build reads (all synchronous). */
+export interface PoolLiveState {
+  quotaState(provider: string, connectionId: string, model: string): QuotaState | undefined;
+  isCoolingDown(connectionId: string, model: string): boolean;
+  /** When a cooldown ends (epoch ms or ISO); read only to explain one. */
+  cooldownUntil?(connectionId: string, model: string): unknown;
+}
+
+/** Why the gateway keeps a connection out before the ladder runs. */
+export type ExclusionKind = "client_scope" | "cooling_down";
+
+/**
+ * The gateway's own filter, before the ladder: a connection outside the client key's scope, or
+ * cooling down for the model, is out. The pool build and explain both ask this one function, so
+ * `/v1/ladder` never disagrees with what a request would try.
+ */
+export function exclusionOf(
+  live: PoolLiveState,
+  client: ClientIdentity,
+  connectionId: string,
+  model: string,
+): ExclusionKind | null {
+  if (client.connections !== null && !client.connections.has(connectionId)) return "client_scope";
+  if (live.isCoolingDown(connectionId, model)) return "cooling_down";
+  return null;
+}
+
+/** The words of an exclusion in explain output and error bodies. */
+export function describeExclusion(
+  kind: ExclusionKind,
+  live: PoolLiveState,
+  connectionId: string,
+  model: string,
+): string {
+  if (kind === "client_scope") return "not usable by this client key";
+  const until = live.cooldownUntil?.(connectionId, model);
+  return `cooling down${until ? ` until ${formatInstant(until)}` : ""}`;
+}
+
+function formatInstant(value: unknown): string {
+  if (typeof value === "number") return new Date(value).toISOString();
+  return String(value);
+}
