@@ -137,7 +137,18 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
     windows.push(...own);
   }
   const lastObservedMs = new Map<string, number>();
+  const lastSignature = new Map<string, string>();
   const dirty = new Set<string>(planConnectionIds);
+  // Bumped on every reading the quota cache takes; the pool is rebuilt when it changes.
+  let quotaVersion = 0;
+  const observe = (connectionId: string, own: readonly PlanWindowState[]) => {
+    quotaCache.observe(
+      connectionId,
+      own.map((window) => planWindowReading(window, nowMs, ladder.exitCutoffPercent)),
+    );
+    lastObservedMs.set(connectionId, nowMs);
+    quotaVersion += 1;
+  };
 
   const options: LadderOptions = {
     ...table.ladderBase,
@@ -175,36 +186,47 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
     });
   };
 
+  let poolKey = "";
+  const keyOf = () =>
+    `${quotaVersion}|${ledger.currentWindowKey()}|${ledger.isExhausted("cheap")}|${ledger.isExhausted("premium")}`;
+  let targets: Target[] = [];
   for (const record of records) {
     nowMs = record.timeMs;
     for (const connectionId of planConnectionIds) {
-      for (const window of windowsOf.get(connectionId)!) {
+      const own = windowsOf.get(connectionId)!;
+      for (const window of own) {
         if (advancePlanWindow(window, nowMs)) dirty.add(connectionId);
       }
-      const last = lastObservedMs.get(connectionId);
-      // Readings go stale after maxStateAgeMs (Q4); a plan with no allowance is never observed,
-      // so the ladder treats it as unverified, exactly as the gateway would.
-      const own = windowsOf.get(connectionId)!;
-      if (
-        own.length > 0 &&
-        (dirty.has(connectionId) || last === undefined || nowMs - last >= ladder.maxStateAgeMs / 2)
-      ) {
-        quotaCache.observe(
-          connectionId,
-          own.map((window) => planWindowReading(window, nowMs, ladder.exitCutoffPercent)),
-        );
-        lastObservedMs.set(connectionId, nowMs);
-        dirty.delete(connectionId);
+      // A plan with no allowance is never observed, so the ladder treats it as unverified,
+      // exactly as the gateway would.
+      if (own.length === 0) continue;
+      // The ladder reads a window only through "above the exit cutoff?", "above the re-entry
+      // floor?" and its reset instant, so a new reading is taken when one of those changes.
+      const signature = dirty.has(connectionId)
+        ? own.map((window) => routingSignature(window, ladder)).join("|")
+        : lastSignature.get(connectionId);
+      dirty.delete(connectionId);
+      if (signature !== lastSignature.get(connectionId)) {
+        observe(connectionId, own);
+        lastSignature.set(connectionId, signature ?? "");
       }
     }
+    // The ladder's inputs are the quota readings, each paid rung's budget state and the budget
+    // window; the pool is rebuilt through the real ladder whenever one of them changed.
+    if (keyOf() !== poolKey) {
+      // In the gateway every plan response carries a reading, so the ladder always sees a fresh
+      // one: refresh any that would be stale (Q4) before the pool is rebuilt.
+      for (const connectionId of planConnectionIds) {
+        const own = windowsOf.get(connectionId)!;
+        const last = lastObservedMs.get(connectionId);
+        if (own.length > 0 && (last === undefined || nowMs - last >= ladder.maxStateAgeMs / 2)) {
+          observe(connectionId, own);
+        }
+      }
+      targets = orderedTargets(table, resolution.groups, resolution.grouping, options, quotaCache);
+      poolKey = keyOf();
+    }
     const bucket = bucketOf(nowMs);
-    const targets = orderedTargets(
-      table,
-      resolution.groups,
-      resolution.grouping,
-      options,
-      quotaCache,
-    );
     let served = false;
     for (const target of targets) {
       if (target.rung === "cheap" || target.rung === "premium") {
@@ -333,6 +355,15 @@ function orderedTargets(
     }
   }
   return targets;
+}
+
+/** What the ladder can tell apart about a window: the two thresholds and the reset. */
+function routingSignature(
+  window: PlanWindowState,
+  ladder: { exitCutoffPercent: number; reentryMinRemainingPercent: number },
+): string {
+  const remaining = remainingPercentOf(window);
+  return `${remaining > ladder.exitCutoffPercent ? 1 : 0}${remaining > ladder.reentryMinRemainingPercent ? 1 : 0}${window.resetAtMs ?? "-"}`;
 }
 
 function resetMs(state: QuotaState | undefined): number {
