@@ -1,6 +1,6 @@
 import type { GatewayStatus } from "@planfirst/gateway";
 import type { Command } from "commander";
-import type { CliContext } from "../context";
+import type { CliContext, Colors } from "../context";
 import { CliError } from "../errors";
 import { EXIT_CODES } from "../exit-codes";
 import { defaultGatewayUrl, getGatewayJson } from "../gateway-client";
@@ -22,7 +22,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
   program
     .command("status")
     .description(
-      "a running gateway's quota windows and resets, spend against rung budgets, requests per rung in the last hour",
+      "a running gateway's quota windows and resets, the pace of each plan window, spend against rung budgets, requests per rung in the last hour and where each routing id was last served",
     )
     .option(
       "-u, --url <url>",
@@ -45,10 +45,7 @@ async function runStatus(context: CliContext, options: StatusOptions): Promise<v
     const status = await fetchStatus();
     if (options.json) writeJson(context, status);
     else
-      writeOut(
-        context,
-        renderStatus(status, { nowMs: context.io.now(), color: context.color, url }),
-      );
+      writeOut(context, statusView(status, { nowMs: context.io.now(), color: context.color, url }));
     return;
   }
   await watch(context, options, url, fetchStatus);
@@ -82,7 +79,7 @@ async function watch(
         if (options.json) {
           context.io.stdout.write(`${JSON.stringify(status)}\n`);
         } else {
-          const view = renderStatus(status, { nowMs: context.io.now(), color: context.color, url });
+          const view = statusView(status, { nowMs: context.io.now(), color: context.color, url });
           writeOut(
             context,
             `${clear ? "\u001b[2J\u001b[H" : ""}${view}\n${context.color.dim(`every ${options.interval}s, Ctrl-C to stop`)}`,
@@ -103,4 +100,43 @@ async function watch(
     process.off("SIGTERM", stop);
   }
   context.exitCode = answered ? EXIT_CODES.ok : EXIT_CODES.unreachable;
+}
+
+function statusView(
+  status: GatewayStatus,
+  options: { nowMs: number; color: Colors; url: string },
+): string {
+  return [renderStatus(status, options), ...paceAndServedLines(status, options.color)].join("\n");
+}
+
+/**
+ * The lines `planfirst status` shows after the table, as the status page does: the rung,
+ * connection and model that last served each routing id, and the pace of each plan window
+ * (burn over the last hour against its reset). A gateway too old to report them adds nothing.
+ */
+export function paceAndServedLines(status: GatewayStatus, color: Colors): string[] {
+  const lines: string[] = [];
+  const served = Object.entries(status.lastServed ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  if (served.length > 0) {
+    lines.push("", color.bold("Last served"));
+    for (const [id, record] of served) {
+      lines.push(
+        `  ${id} → ${record.rung} (${record.connection}, ${record.model}) at ${record.at.slice(11, 19)}`,
+      );
+    }
+  }
+  const pace: string[] = [];
+  for (const connection of status.connections) {
+    if (!connection.rungs.includes("subscription")) continue;
+    for (const window of connection.quota?.windows ?? []) {
+      if (!window.pace) continue;
+      const text =
+        window.pace.runsOutBeforeResetMs !== null && window.pace.runsOutBeforeResetMs > 0
+          ? color.yellow(window.pace.summary)
+          : window.pace.summary;
+      pace.push(`  ${connection.id} ${window.windowId}: ${text}`);
+    }
+  }
+  if (pace.length > 0) lines.push("", color.bold("Pace (last hour)"), ...pace);
+  return lines;
 }

@@ -33,7 +33,7 @@ export const PACE_LOOKBACK_MS = 3_600_000;
  * fresh window began), and usage of the old window says nothing of the new one. With fewer than
  * two readings in the look-back, or none used, the window is "not being used".
  *
- * @param samples readings in any order; only those in `(nowMs - PACE_LOOKBACK_MS, nowMs]` count
+ * @param samples readings in any order; only those in `[nowMs - PACE_LOOKBACK_MS, nowMs]` count
  * @param current the reading now (remaining percent and reset)
  * @param nowMs epoch milliseconds
  */
@@ -54,7 +54,7 @@ export function windowPace(
   });
   if (current.remainingPercent === null) return quiet(`no reading of the ${windowId} window`);
   const points = samples
-    .filter((s) => s.atMs > nowMs - PACE_LOOKBACK_MS && s.atMs <= nowMs)
+    .filter((s) => s.atMs >= nowMs - PACE_LOOKBACK_MS && s.atMs <= nowMs)
     .sort((a, b) => a.atMs - b.atMs);
   points.push({ atMs: nowMs, remainingPercent: current.remainingPercent });
   let start = 0;

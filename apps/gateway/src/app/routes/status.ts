@@ -78,7 +78,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const key = typeof form.key === "string" ? form.key.trim() : "";
       if (!key || !app.verifier.verify(undefined, key)) {
-        return c.html(renderLoginPage("That key is not one of this gateway's client keys."));
+        return c.html(renderLoginPage("That key is not a client key of this gateway."));
       }
       const secure =
         new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
