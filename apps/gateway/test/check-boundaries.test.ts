@@ -1,0 +1,125 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const script = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "../../../tooling/scripts/check-boundaries.mjs",
+);
+const trees: string[] = [];
+
+/** A workspace in a temp dir: `files` maps repository paths to contents. */
+function workspace(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "planfirst-boundaries-"));
+  trees.push(root);
+  const manifests: Record<string, string> = {
+    "packages/quota-cache": "@planfirst/quota-cache",
+    "packages/subscription-ladder": "@planfirst/subscription-ladder",
+    "packages/spend-ledger": "@planfirst/spend-ledger",
+    "packages/billing-catalog": "@planfirst/billing-catalog",
+    "apps/gateway": "@planfirst/gateway",
+  };
+  for (const [dir, name] of Object.entries(manifests)) {
+    mkdirSync(join(root, dir, "src"), { recursive: true });
+    writeFileSync(join(root, dir, "package.json"), JSON.stringify({ name }));
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+function check(root: string) {
+  const run = spawnSync(process.execPath, [script, root], { encoding: "utf8" });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+const CLEAN = {
+  "packages/subscription-ladder/src/index.ts":
+    'import type { QuotaState } from "@planfirst/quota-cache";\n',
+  "packages/quota-cache/src/index.ts": "export const x = 1;\n",
+  "apps/gateway/src/dispatch/dispatcher.ts":
+    'import { buildTargets } from "../routing/build-pool";\n',
+  "apps/gateway/src/routing/build-pool.ts": 'import type { GatewayError } from "../errors";\n',
+  "apps/gateway/src/errors.ts": "export class GatewayError extends Error {}\n",
+};
+
+afterEach(() => {
+  for (const root of trees.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe("check-boundaries", () => {
+  it("passes a tree whose imports flow down", () => {
+    const result = check(workspace(CLEAN));
+    expect(result.output).toContain("no forbidden import");
+    expect(result.status).toBe(0);
+  });
+
+  it("fails on a type-only import of a ladder rule from the quota cache, naming the file", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "packages/quota-cache/src/rules.ts":
+          'import type { LadderOptions } from "@planfirst/subscription-ladder";\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      "packages/quota-cache/src/rules.ts imports @planfirst/subscription-ladder",
+    );
+    // The ladder already imports the quota cache, so the same edge is also a package cycle.
+    expect(result.output).toContain("import cycle between packages");
+  });
+
+  it("fails on an engine package importing the gateway and the ladder importing the ledger", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "packages/billing-catalog/src/index.ts": 'export { x } from "@planfirst/quota-cache";\n',
+        "packages/subscription-ladder/src/spend.ts":
+          'const ledger = await import("@planfirst/spend-ledger");\nconst gateway = await import("@planfirst/gateway");\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      "packages/billing-catalog/src/index.ts imports @planfirst/quota-cache",
+    );
+    expect(result.output).toContain(
+      "subscription-ladder/src/spend.ts imports @planfirst/spend-ledger",
+    );
+    expect(result.output).toContain("subscription-ladder/src/spend.ts imports @planfirst/gateway");
+  });
+
+  it("fails when routing imports dispatch, and on a cycle between gateway files", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/routing/build-pool.ts":
+          'import type { ClientRequest } from "../dispatch/dispatcher";\n',
+        "apps/gateway/src/protocols/a.ts": 'import { b } from "./b";\nexport const a = 1;\n',
+        "apps/gateway/src/protocols/b.ts": 'import type { a } from "./a";\nexport const b = 2;\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      "apps/gateway/src/routing/build-pool.ts imports ../dispatch/dispatcher: gateway routing/ must not import dispatch/",
+    );
+    expect(result.output).toMatch(
+      /import cycle in @planfirst\/gateway: .*protocols\/a\.ts -> .*protocols\/b\.ts/,
+    );
+  });
+
+  it("does not check test files", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/routing/build-pool.test.ts": 'import "../app/on-error";\n',
+      }),
+    );
+    expect(result.status).toBe(0);
+  });
+});
