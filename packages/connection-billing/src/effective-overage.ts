@@ -40,13 +40,6 @@ function isFresh(reading: OverageEvidenceReading, nowMs: number, maxStateAgeMs: 
   return nowMs - ms <= maxStateAgeMs;
 }
 
-function newest(readings: OverageEvidenceReading[]): OverageEvidenceReading | undefined {
-  let best: OverageEvidenceReading | undefined;
-  for (const reading of readings)
-    if (!best || observedMs(reading) > observedMs(best)) best = reading;
-  return best;
-}
-
 function describe(reading: OverageEvidenceReading): string {
   const from = reading.source ? ` from ${reading.source}` : "";
   const detail = reading.detail ? ` (${reading.detail})` : "";
@@ -78,16 +71,21 @@ export function effectiveOverage(
   nowMs: number,
   maxStateAgeMs: number,
 ): EffectiveOverage {
-  const all: readonly OverageEvidenceReading[] =
-    observations == null ? [] : Array.isArray(observations) ? observations : [observations];
-  const fresh = all.filter(
-    (reading) =>
-      reading !== null &&
-      typeof reading === "object" &&
-      (reading.evidence === "on" || reading.evidence === "off") &&
-      isFresh(reading, nowMs, maxStateAgeMs),
-  );
-  const on = newest(fresh.filter((reading) => reading.evidence === "on"));
+  // One pass, no allocation: this runs for every plan connection of every pool build.
+  let on: OverageEvidenceReading | undefined;
+  let off: OverageEvidenceReading | undefined;
+  const consider = (reading: OverageEvidenceReading | null | undefined) => {
+    if (reading === null || typeof reading !== "object") return;
+    if (reading.evidence !== "on" && reading.evidence !== "off") return;
+    if (!isFresh(reading, nowMs, maxStateAgeMs)) return;
+    if (reading.evidence === "on") {
+      if (!on || observedMs(reading) > observedMs(on)) on = reading;
+    } else if (!off || observedMs(reading) > observedMs(off)) {
+      off = reading;
+    }
+  };
+  if (Array.isArray(observations)) for (const reading of observations) consider(reading);
+  else consider(observations as OverageEvidenceReading | null | undefined);
   if (on) {
     return {
       overage: "meters-to-paid",
@@ -96,7 +94,6 @@ export function effectiveOverage(
       reason: `live evidence: this connection bills past its plan${describe(on)}`,
     };
   }
-  const off = newest(fresh.filter((reading) => reading.evidence === "off"));
   const catalog = catalogVerdict.overage;
   if (off && catalog !== "meters-to-paid") {
     return {

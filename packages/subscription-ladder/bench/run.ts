@@ -145,11 +145,24 @@ const cases = [
 ];
 
 const rows: string[][] = [];
-for (const grouping of ["thrifty", "strict"] as const) {
+// "strict+evidence": the same strict pass with live overage evidence for every connection, as the
+// gateway wires `quotaCache.overageEvidence`: one fresh `off` each, a fresh `on` for every 7th.
+const evidenceOff = [{ evidence: "off" as const, observedAt: at(-5_000), source: "claude-header" }];
+const evidenceOn = [{ evidence: "on" as const, observedAt: at(-5_000), source: "claude-header" }];
+function withEvidence(options: LadderOptions): LadderOptions {
+  return {
+    ...options,
+    resolveOverageEvidence: (id) => (id.length % 7 === 0 ? evidenceOn : evidenceOff),
+  };
+}
+
+for (const grouping of ["thrifty", "strict", "strict+evidence"] as const) {
   let medianAt1k = Number.NaN;
   let cpuAt1k = Number.NaN;
   for (const { size, label, world } of cases) {
-    const { pool, options } = world();
+    const built = world();
+    const pool = built.pool;
+    const options = grouping === "strict+evidence" ? withEvidence(built.options) : built.options;
     const run =
       grouping === "thrifty"
         ? () => orderPoolByRung(pool, options)
