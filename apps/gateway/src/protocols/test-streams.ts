@@ -20,7 +20,10 @@ export function parseEvents(chunks: readonly (string | Uint8Array)[]): SseEvent[
 }
 
 /** Every hub part of a stream of `protocol` given as chunks, the end included. Test support only. */
-export function decodeChunks(protocol: ProtocolName, chunks: readonly (string | Uint8Array)[]): IrStreamPart[] {
+export function decodeChunks(
+  protocol: ProtocolName,
+  chunks: readonly (string | Uint8Array)[],
+): IrStreamPart[] {
   const decoder = codecFor(protocol).decodeStream();
   const parts: IrStreamPart[] = [];
   for (const event of parseEvents(chunks)) parts.push(...decoder.push(event));

@@ -14,23 +14,47 @@ function claudeCodeRequest(thinking: Record<string, unknown>): Record<string, un
     max_tokens: 32000,
     stream: true,
     system: [
-      { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: "ephemeral" } },
-      { type: "text", text: "You are an interactive CLI tool that helps users with software engineering tasks.", cache_control: { type: "ephemeral" } },
+      {
+        type: "text",
+        text: "You are Claude Code, Anthropic's official CLI for Claude.",
+        cache_control: { type: "ephemeral" },
+      },
+      {
+        type: "text",
+        text: "You are an interactive CLI tool that helps users with software engineering tasks.",
+        cache_control: { type: "ephemeral" },
+      },
     ],
     messages: [
       {
         role: "user",
         content: [
           { type: "text", text: "<system-reminder>Today's date is 2026-12-01.</system-reminder>" },
-          { type: "text", text: "Fix the failing test in sum.test.ts", cache_control: { type: "ephemeral" } },
+          {
+            type: "text",
+            text: "Fix the failing test in sum.test.ts",
+            cache_control: { type: "ephemeral" },
+          },
         ],
       },
       {
         role: "assistant",
         content: [
-          { type: "thinking", thinking: "I should read the test first.", signature: "EqQBCkYIBxgCKkDpZ3b9" },
-          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" },
-          { type: "tool_use", id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", name: "Read", input: { file_path: "/repo/src/sum.test.ts" } },
+          {
+            type: "thinking",
+            thinking: "I should read the test first.",
+            signature: "EqQBCkYIBxgCKkDpZ3b9",
+          },
+          {
+            type: "redacted_thinking",
+            data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP",
+          },
+          {
+            type: "tool_use",
+            id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+            name: "Read",
+            input: { file_path: "/repo/src/sum.test.ts" },
+          },
         ],
       },
       {
@@ -41,7 +65,10 @@ function claudeCodeRequest(thinking: Record<string, unknown>): Record<string, un
             tool_use_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
             content: [
               { type: "text", text: "1\texpect(sum(1, 2)).toBe(4);" },
-              { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+              {
+                type: "image",
+                source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" },
+              },
             ],
             cache_control: { type: "ephemeral" },
           },
@@ -86,21 +113,44 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
     ["adaptive", { type: "adaptive" }],
     ["a budget", { type: "enabled", budget_tokens: 31999 }],
   ])("go to a chat upstream with thinking %s, without a refusal", (_label, thinking) => {
-    const { body, dropped } = translateRequest("anthropic-messages", "openai-chat", claudeCodeRequest(thinking), { model: "gpt-5", stream: true });
+    const { body, dropped } = translateRequest(
+      "anthropic-messages",
+      "openai-chat",
+      claudeCodeRequest(thinking),
+      { model: "gpt-5", stream: true },
+    );
     expect(body.reasoning_effort).toBe("high");
     expect(body.messages).toEqual([
       {
         role: "system",
-        content: "You are Claude Code, Anthropic's official CLI for Claude.\n\nYou are an interactive CLI tool that helps users with software engineering tasks.",
+        content:
+          "You are Claude Code, Anthropic's official CLI for Claude.\n\nYou are an interactive CLI tool that helps users with software engineering tasks.",
       },
-      { role: "user", content: "<system-reminder>Today's date is 2026-12-01.</system-reminder>Fix the failing test in sum.test.ts" },
+      {
+        role: "user",
+        content:
+          "<system-reminder>Today's date is 2026-12-01.</system-reminder>Fix the failing test in sum.test.ts",
+      },
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", type: "function", function: { name: "Read", arguments: '{"file_path":"/repo/src/sum.test.ts"}' } }],
+        tool_calls: [
+          {
+            id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+            type: "function",
+            function: { name: "Read", arguments: '{"file_path":"/repo/src/sum.test.ts"}' },
+          },
+        ],
       },
-      { role: "tool", tool_call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", content: "1\texpect(sum(1, 2)).toBe(4);" },
-      { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] },
+      {
+        role: "tool",
+        tool_call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+        content: "1\texpect(sum(1, 2)).toBe(4);",
+      },
+      {
+        role: "user",
+        content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }],
+      },
       { role: "system", content: "The user switched to plan mode." },
       { role: "user", content: "Go on." },
     ]);
@@ -111,7 +161,12 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
   });
 
   it("goes to a Responses upstream with effort, instructions and a developer message", () => {
-    const { body, dropped } = translateRequest("anthropic-messages", "openai-responses", claudeCodeRequest({ type: "adaptive" }), { model: "gpt-5-codex", stream: true });
+    const { body, dropped } = translateRequest(
+      "anthropic-messages",
+      "openai-responses",
+      claudeCodeRequest({ type: "adaptive" }),
+      { model: "gpt-5-codex", stream: true },
+    );
     expect(body.reasoning).toEqual({ effort: "high" });
     expect(body.instructions).toContain("You are Claude Code");
     expect(body.store).toBe(false);
@@ -120,14 +175,36 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
         type: "message",
         role: "user",
         content: [
-          { type: "input_text", text: "<system-reminder>Today's date is 2026-12-01.</system-reminder>" },
+          {
+            type: "input_text",
+            text: "<system-reminder>Today's date is 2026-12-01.</system-reminder>",
+          },
           { type: "input_text", text: "Fix the failing test in sum.test.ts" },
         ],
       },
-      { type: "function_call", call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", name: "Read", arguments: '{"file_path":"/repo/src/sum.test.ts"}' },
-      { type: "function_call_output", call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", output: "1\texpect(sum(1, 2)).toBe(4);" },
-      { type: "message", role: "user", content: [{ type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" }] },
-      { type: "message", role: "developer", content: [{ type: "input_text", text: "The user switched to plan mode." }] },
+      {
+        type: "function_call",
+        call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+        name: "Read",
+        arguments: '{"file_path":"/repo/src/sum.test.ts"}',
+      },
+      {
+        type: "function_call_output",
+        call_id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+        output: "1\texpect(sum(1, 2)).toBe(4);",
+      },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" },
+        ],
+      },
+      {
+        type: "message",
+        role: "developer",
+        content: [{ type: "input_text", text: "The user switched to plan mode." }],
+      },
       { type: "message", role: "user", content: [{ type: "input_text", text: "Go on." }] },
     ]);
     expect(body.tools).toEqual([
@@ -135,7 +212,9 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
         type: "function",
         name: "Read",
         description: "Reads a file from the local filesystem.",
-        parameters: claudeCodeRequest({}).tools && (claudeCodeRequest({}).tools as { input_schema: unknown }[])[0]?.input_schema,
+        parameters:
+          claudeCodeRequest({}).tools &&
+          (claudeCodeRequest({}).tools as { input_schema: unknown }[])[0]?.input_schema,
         strict: false,
       },
     ]);
@@ -144,10 +223,25 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
   });
 
   it("a thinking budget alone becomes an effort by its size", () => {
-    const request = { model: "m", max_tokens: 8000, messages: [{ role: "user", content: "hi" }], thinking: { type: "enabled", budget_tokens: 2048 } };
-    expect(translateRequest("anthropic-messages", "openai-chat", request, { model: "o4-mini", stream: false }).body.reasoning_effort).toBe("low");
+    const request = {
+      model: "m",
+      max_tokens: 8000,
+      messages: [{ role: "user", content: "hi" }],
+      thinking: { type: "enabled", budget_tokens: 2048 },
+    };
+    expect(
+      translateRequest("anthropic-messages", "openai-chat", request, {
+        model: "o4-mini",
+        stream: false,
+      }).body.reasoning_effort,
+    ).toBe("low");
     const big = { ...request, thinking: { type: "enabled", budget_tokens: 10000 } };
-    expect(translateRequest("anthropic-messages", "openai-chat", big, { model: "o4-mini", stream: false }).body.reasoning_effort).toBe("medium");
+    expect(
+      translateRequest("anthropic-messages", "openai-chat", big, {
+        model: "o4-mini",
+        stream: false,
+      }).body.reasoning_effort,
+    ).toBe("medium");
   });
 
   it.each([
@@ -156,15 +250,31 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
     ["mcp_servers", { mcp_servers: [{ type: "url", url: "https://example.com" }] }],
   ])("refuses %s on the way to a chat upstream, naming the field", (field, extra) => {
     const error = refusal(() =>
-      translateRequest("anthropic-messages", "openai-chat", { model: "m", max_tokens: 10, messages: [], ...extra }, { model: "gpt", stream: false }),
+      translateRequest(
+        "anthropic-messages",
+        "openai-chat",
+        { model: "m", max_tokens: 10, messages: [], ...extra },
+        { model: "gpt", stream: false },
+      ),
     );
     expect(error.field).toBe(field);
   });
 
   it("carries output_config.format to a chat upstream as a JSON schema response format", () => {
-    const request = { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], output_config: { format: { type: "json_schema", schema: { type: "object" } } } };
-    const { body } = translateRequest("anthropic-messages", "openai-chat", request, { model: "gpt", stream: false });
-    expect(body.response_format).toEqual({ type: "json_schema", json_schema: { name: "response", schema: { type: "object" } } });
+    const request = {
+      model: "m",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+      output_config: { format: { type: "json_schema", schema: { type: "object" } } },
+    };
+    const { body } = translateRequest("anthropic-messages", "openai-chat", request, {
+      model: "gpt",
+      stream: false,
+    });
+    expect(body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "response", schema: { type: "object" } },
+    });
   });
 
   it("names the path of a server tool block in the history", () => {
@@ -172,7 +282,12 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
       anthropicMessagesCodec.decodeRequest({
         model: "m",
         max_tokens: 10,
-        messages: [{ role: "assistant", content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }] }],
+        messages: [
+          {
+            role: "assistant",
+            content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }],
+          },
+        ],
       }),
     );
     expect(error.field).toBe("messages[0].content[0].type");
@@ -192,12 +307,26 @@ describe("anthropic-messages codec, answers", () => {
     ],
     stop_reason: "tool_use",
     stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 30, cache_read_input_tokens: 200, cache_creation_input_tokens: 5 },
+    usage: {
+      input_tokens: 10,
+      output_tokens: 30,
+      cache_read_input_tokens: 200,
+      cache_creation_input_tokens: 5,
+    },
   };
 
   it("Anthropic upstream → chat client: content, tool_calls, finish_reason, cached usage, id", () => {
-    const { body, usage } = translateResponse("anthropic-messages", "openai-chat", message, { model: "claude-sonnet-4-5", nowMs: 1_700_000_000_000 });
-    expect(usage).toEqual({ inputTokens: 215, outputTokens: 30, cachedInputTokens: 200, cacheWriteTokens: 5, reasoningTokens: 0 });
+    const { body, usage } = translateResponse("anthropic-messages", "openai-chat", message, {
+      model: "claude-sonnet-4-5",
+      nowMs: 1_700_000_000_000,
+    });
+    expect(usage).toEqual({
+      inputTokens: 215,
+      outputTokens: 30,
+      cachedInputTokens: 200,
+      cacheWriteTokens: 5,
+      reasoningTokens: 0,
+    });
     expect(body).toEqual({
       id: "chatcmpl-01XFDUDYJgAACzvnptvVoYEL",
       object: "chat.completion",
@@ -211,19 +340,34 @@ describe("anthropic-messages codec, answers", () => {
             content: "Checking.",
             refusal: null,
             reasoning_content: "Hmm.",
-            tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+            tool_calls: [
+              {
+                id: "toolu_1",
+                type: "function",
+                function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+              },
+            ],
           },
           logprobs: null,
           finish_reason: "tool_calls",
         },
       ],
-      usage: { prompt_tokens: 215, completion_tokens: 30, total_tokens: 245, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        prompt_tokens: 215,
+        completion_tokens: 30,
+        total_tokens: 245,
+        prompt_tokens_details: { cached_tokens: 200 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
     });
   });
 
   it("round trip Anthropic → hub → Anthropic keeps content, stop reason and usage", () => {
     const ir = anthropicMessagesCodec.decodeResponse(message);
-    const { body } = anthropicMessagesCodec.encodeResponse(ir, { model: "claude-sonnet-4-5", nowMs: 0 });
+    const { body } = anthropicMessagesCodec.encodeResponse(ir, {
+      model: "claude-sonnet-4-5",
+      nowMs: 0,
+    });
     expect(body).toEqual(message);
   });
 
@@ -231,7 +375,15 @@ describe("anthropic-messages codec, answers", () => {
     const { body, dropped } = translateResponse(
       "openai-chat",
       "anthropic-messages",
-      { id: "c", choices: [{ message: { role: "assistant", content: "Hi", reasoning_content: "think" }, finish_reason: "stop" }] },
+      {
+        id: "c",
+        choices: [
+          {
+            message: { role: "assistant", content: "Hi", reasoning_content: "think" },
+            finish_reason: "stop",
+          },
+        ],
+      },
       { model: "deepseek-reasoner", nowMs: 0 },
     );
     expect(body.content).toEqual([{ type: "text", text: "Hi" }]);
@@ -241,33 +393,65 @@ describe("anthropic-messages codec, answers", () => {
 
 describe("anthropic-messages codec, streams", () => {
   it("decodes Claude's thinking, signature and tool use, and the final cumulative usage", () => {
-    const parts = decodeChunks("anthropic-messages", [fixtureText("anthropic-messages", "thinking-tool-stream.sse")]);
+    const parts = decodeChunks("anthropic-messages", [
+      fixtureText("anthropic-messages", "thinking-tool-stream.sse"),
+    ]);
     expect(parts).toEqual([
       { type: "start", id: "msg_01Hq3Lm8TzVb2Nc5Wx7Yk9Rf", model: "claude-opus-4-5-20251101" },
       { type: "reasoning-delta", text: "The user wants the failing test fixed. " },
       { type: "reasoning-delta", text: "I should read the test file first." },
-      { type: "reasoning-end", signature: "EqQBCkYIBxgCKkDpZ3b9kQ2mLr7T1xVn4yB8cF6hJ0sW5eU3iO9aR2tY7uI4oP1lK8jH3gF6dS0aQ5wE2rT9yU7iO1pA3sD6fG0hJ4kL8zX==" },
+      {
+        type: "reasoning-end",
+        signature:
+          "EqQBCkYIBxgCKkDpZ3b9kQ2mLr7T1xVn4yB8cF6hJ0sW5eU3iO9aR2tY7uI4oP1lK8jH3gF6dS0aQ5wE2rT9yU7iO1pA3sD6fG0hJ4kL8zX==",
+      },
       { type: "text-delta", text: "I'll read the test first." },
-      { type: "tool-call-start", callIndex: 0, id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C", name: "Read", kind: "function" },
+      {
+        type: "tool-call-start",
+        callIndex: 0,
+        id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
+        name: "Read",
+        kind: "function",
+      },
       { type: "tool-call-delta", callIndex: 0, delta: '{"file_path": "/repo/src/sum.test.ts"' },
       { type: "tool-call-delta", callIndex: 0, delta: "}" },
       { type: "tool-call-end", callIndex: 0 },
-      { type: "usage", usage: { inputTokens: 18651, outputTokens: 118, cachedInputTokens: 18230, cacheWriteTokens: 412, reasoningTokens: 0 } },
+      {
+        type: "usage",
+        usage: {
+          inputTokens: 18651,
+          outputTokens: 118,
+          cachedInputTokens: 18230,
+          cacheWriteTokens: 412,
+          reasoningTokens: 0,
+        },
+      },
       { type: "finish", reason: "tool_calls" },
     ]);
   });
 
   it("re-encodes a decoded stream into frames that decode to the same text, calls and usage", () => {
-    const parts = decodeChunks("anthropic-messages", [fixtureText("anthropic-messages", "tool-stream.sse")]);
-    const encoder = anthropicMessagesCodec.encodeStream({ model: "claude-sonnet-4-5-20250929", nowMs: 0 });
-    const text = parts.flatMap((p) => encoder.push(p)).map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`).join("");
+    const parts = decodeChunks("anthropic-messages", [
+      fixtureText("anthropic-messages", "tool-stream.sse"),
+    ]);
+    const encoder = anthropicMessagesCodec.encodeStream({
+      model: "claude-sonnet-4-5-20250929",
+      nowMs: 0,
+    });
+    const text = parts
+      .flatMap((p) => encoder.push(p))
+      .map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`)
+      .join("");
     expect(decodeChunks("anthropic-messages", [text])).toEqual(parts);
   });
 
   it("an upstream error event ends the stream with an error part", () => {
     const text = `${fixtureText("anthropic-messages", "text-stream.sse").split("event: content_block_stop")[0]}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
     const parts = decodeChunks("anthropic-messages", [text]);
-    expect(parts.at(-1)).toEqual({ type: "error", error: { type: "overloaded_error", code: "overloaded_error", message: "Overloaded" } });
+    expect(parts.at(-1)).toEqual({
+      type: "error",
+      error: { type: "overloaded_error", code: "overloaded_error", message: "Overloaded" },
+    });
     expect(parts.some((p) => p.type === "finish")).toBe(false);
   });
 

@@ -80,11 +80,11 @@ class ChatStreamDecoder implements StreamDecoder {
             type: "tool-call-start",
             callIndex,
             id: call.id ?? `call_planfirst_${callIndex}`,
-            name: call.function?.name ?? "",
-            kind: "function",
+            name: call.custom?.name ?? call.function?.name ?? "",
+            kind: call.type === "custom" || call.custom ? "custom" : "function",
           });
         }
-        const args = call.function?.arguments;
+        const args = call.custom ? call.custom.input : call.function?.arguments;
         if (typeof args === "string" && args !== "")
           out.push({ type: "tool-call-delta", callIndex, delta: args });
       }

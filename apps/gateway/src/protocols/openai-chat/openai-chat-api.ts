@@ -14,7 +14,9 @@ export const chatMessageSchema = z.looseObject({
       z.looseObject({
         id: z.string().nullish(),
         type: z.string().nullish(),
-        function: z.looseObject({ name: z.string().nullish(), arguments: z.unknown().optional() }).nullish(),
+        function: z
+          .looseObject({ name: z.string().nullish(), arguments: z.unknown().optional() })
+          .nullish(),
         custom: z
           .looseObject({ name: z.string().nullish(), input: z.string().nullish() })
           .nullish(),
@@ -90,6 +92,9 @@ export const chatChunkSchema = z.looseObject({
                   type: z.string().nullish(),
                   function: z
                     .looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
+                    .nullish(),
+                  custom: z
+                    .looseObject({ name: z.string().nullish(), input: z.string().nullish() })
                     .nullish(),
                 }),
               )

@@ -24,8 +24,16 @@ const conversation = {
       role: "assistant",
       content: "Checking.",
       tool_calls: [
-        { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
-        { id: "call_2", type: "function", function: { name: "get_time", arguments: '{"tz":"CET"}' } },
+        {
+          id: "call_1",
+          type: "function",
+          function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+        },
+        {
+          id: "call_2",
+          type: "function",
+          function: { name: "get_time", arguments: '{"tz":"CET"}' },
+        },
       ],
     },
     { role: "tool", tool_call_id: "call_1", content: "18°C" },
@@ -38,10 +46,20 @@ const conversation = {
       function: {
         name: "get_weather",
         description: "Weather by city",
-        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        parameters: {
+          type: "object",
+          properties: { city: { type: "string" } },
+          required: ["city"],
+        },
       },
     },
-    { type: "function", function: { name: "get_time", parameters: { type: "object", properties: { tz: { type: "string" } } } } },
+    {
+      type: "function",
+      function: {
+        name: "get_time",
+        parameters: { type: "object", properties: { tz: { type: "string" } } },
+      },
+    },
   ],
   tool_choice: "required",
   stop: ["END"],
@@ -52,7 +70,10 @@ const conversation = {
 };
 
 const toAnthropic = (body: Record<string, unknown>, stream = false) =>
-  translateRequest("openai-chat", "anthropic-messages", body, { model: "claude-sonnet-4-5", stream });
+  translateRequest("openai-chat", "anthropic-messages", body, {
+    model: "claude-sonnet-4-5",
+    stream,
+  });
 
 function refusal(run: () => unknown): ProtocolError {
   try {
@@ -78,7 +99,10 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
           role: "user",
           content: [
             { type: "text", text: "What is in this picture, and the weather in Paris?" },
-            { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+            {
+              type: "image",
+              source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" },
+            },
             { type: "image", source: { type: "url", url: "https://example.com/cat.jpg" } },
           ],
         },
@@ -103,9 +127,16 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
         {
           name: "get_weather",
           description: "Weather by city",
-          input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+          input_schema: {
+            type: "object",
+            properties: { city: { type: "string" } },
+            required: ["city"],
+          },
         },
-        { name: "get_time", input_schema: { type: "object", properties: { tz: { type: "string" } } } },
+        {
+          name: "get_time",
+          input_schema: { type: "object", properties: { tz: { type: "string" } } },
+        },
       ],
       tool_choice: { type: "any" },
       stop_sequences: ["END"],
@@ -128,7 +159,11 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
       tool_choice: { type: "function", function: { name: "get_time" } },
       parallel_tool_calls: false,
     });
-    expect(body.tool_choice).toEqual({ type: "tool", name: "get_time", disable_parallel_tool_use: true });
+    expect(body.tool_choice).toEqual({
+      type: "tool",
+      name: "get_time",
+      disable_parallel_tool_use: true,
+    });
   });
 
   it("drops hints that cannot change the answer, and names each one", () => {
@@ -141,15 +176,31 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
       metadata: { team: "a" },
       stream_options: { include_usage: true },
     });
-    expect([...dropped].sort()).toEqual(["metadata", "prompt_cache_key", "seed", "service_tier", "store"]);
+    expect([...dropped].sort()).toEqual([
+      "metadata",
+      "prompt_cache_key",
+      "seed",
+      "service_tier",
+      "store",
+    ]);
     expect(body).not.toHaveProperty("seed");
     expect(body.metadata).toEqual({ user_id: "user-42" });
   });
 
   it("translates reasoning_effort into a thinking budget below max_tokens", () => {
-    const base = { model: "m", messages: [{ role: "user", content: "hi" }], reasoning_effort: "high" };
-    expect(toAnthropic({ ...base, max_tokens: 64000 }).body.thinking).toEqual({ type: "enabled", budget_tokens: 24576 });
-    expect(toAnthropic({ ...base, max_tokens: 3000 }).body.thinking).toEqual({ type: "enabled", budget_tokens: 2999 });
+    const base = {
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      reasoning_effort: "high",
+    };
+    expect(toAnthropic({ ...base, max_tokens: 64000 }).body.thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 24576,
+    });
+    expect(toAnthropic({ ...base, max_tokens: 3000 }).body.thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 2999,
+    });
     // Anthropic forbids thinking with a temperature: the effort is dropped, and said so.
     const withTemperature = toAnthropic({ ...base, max_tokens: 64000, temperature: 0.3 });
     expect(withTemperature.body).not.toHaveProperty("thinking");
@@ -160,29 +211,53 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
     ["n", { n: 2 }],
     ["logprobs", { logprobs: true }],
     ["frequency_penalty", { frequency_penalty: 0.5 }],
-    ["response_format", { response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object" } } } }],
+    [
+      "response_format",
+      {
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "x", schema: { type: "object" } },
+        },
+      },
+    ],
     ["tools[0].type", { tools: [{ type: "file_search" }] }],
     ["modalities", { modalities: ["text", "audio"] }],
     ["function_call_mode", { function_call_mode: "x" }],
   ])("refuses %s, naming the field", (field, extra) => {
-    const error = refusal(() => toAnthropic({ model: "m", messages: [{ role: "user", content: "hi" }], ...extra }));
+    const error = refusal(() =>
+      toAnthropic({ model: "m", messages: [{ role: "user", content: "hi" }], ...extra }),
+    );
     expect(error.field).toBe(field);
     expect(error.message).toContain(field);
   });
 
   it("names the path and allowed values of an unknown role", () => {
-    const error = refusal(() => toAnthropic({ model: "m", messages: [{ role: "user", content: "a" }, { role: "robot", content: "x" }] }));
+    const error = refusal(() =>
+      toAnthropic({
+        model: "m",
+        messages: [
+          { role: "user", content: "a" },
+          { role: "robot", content: "x" },
+        ],
+      }),
+    );
     expect(error).toMatchObject({ code: "invalid_field", field: "messages[1].role" });
     expect(error.allowed).toContain("tool");
   });
 
   it("names the path of a body that is not a chat request", () => {
-    const error = refusal(() => openAiChatCodec.decodeRequest({ model: "m", messages: [{ content: "no role" }] }));
+    const error = refusal(() =>
+      openAiChatCodec.decodeRequest({ model: "m", messages: [{ content: "no role" }] }),
+    );
     expect(error.field).toBe("messages[0].role");
   });
 
   it("keeps n > 1 for a chat upstream", () => {
-    const ir = openAiChatCodec.decodeRequest({ model: "m", messages: [{ role: "user", content: "hi" }], n: 3 });
+    const ir = openAiChatCodec.decodeRequest({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      n: 3,
+    });
     expect(openAiChatCodec.encodeRequest(ir, { model: "gpt", stream: false }).body.n).toBe(3);
   });
 });
@@ -199,17 +274,36 @@ describe("openai-chat codec, answers", () => {
         message: {
           role: "assistant",
           content: "Sure.",
-          tool_calls: [{ id: "call_9", type: "function", function: { name: "get_time", arguments: '{"tz":"UTC"}' } }],
+          tool_calls: [
+            {
+              id: "call_9",
+              type: "function",
+              function: { name: "get_time", arguments: '{"tz":"UTC"}' },
+            },
+          ],
         },
         finish_reason: "tool_calls",
       },
     ],
-    usage: { prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 60 } },
+    usage: {
+      prompt_tokens: 100,
+      completion_tokens: 20,
+      prompt_tokens_details: { cached_tokens: 60 },
+    },
   };
 
   it("chat upstream → Anthropic client: text, tool use, stop reason, cached usage, id", () => {
-    const { body, usage } = translateResponse("openai-chat", "anthropic-messages", completion, { model: "gpt-4o-mini", nowMs: 0 });
-    expect(usage).toEqual({ inputTokens: 100, outputTokens: 20, cachedInputTokens: 60, cacheWriteTokens: 0, reasoningTokens: 0 });
+    const { body, usage } = translateResponse("openai-chat", "anthropic-messages", completion, {
+      model: "gpt-4o-mini",
+      nowMs: 0,
+    });
+    expect(usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 20,
+      cachedInputTokens: 60,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(body).toEqual({
       id: "msg_abc",
       type: "message",
@@ -221,13 +315,20 @@ describe("openai-chat codec, answers", () => {
       ],
       stop_reason: "tool_use",
       stop_sequence: null,
-      usage: { input_tokens: 40, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 60 },
+      usage: {
+        input_tokens: 40,
+        output_tokens: 20,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 60,
+      },
     });
   });
 
   it("round-trips an answer through the hub unchanged in meaning", () => {
     const ir = openAiChatCodec.decodeResponse(completion);
-    const again = openAiChatCodec.decodeResponse(openAiChatCodec.encodeResponse(ir, { model: "gpt-4o-mini", nowMs: 0 }).body);
+    const again = openAiChatCodec.decodeResponse(
+      openAiChatCodec.encodeResponse(ir, { model: "gpt-4o-mini", nowMs: 0 }).body,
+    );
     expect(again).toEqual(ir);
   });
 
@@ -241,27 +342,46 @@ describe("openai-chat codec, streams", () => {
   it("decodes the recorded tool stream into tool calls, usage and the finish", () => {
     const parts = decodeChunks("openai-chat", [fixtureText("openai-chat", "tool-stream.sse")]);
     expect(parts[0]).toMatchObject({ type: "start", id: "chatcmpl-CFk3aT7uLwQ2mYx8NcVbR5pZsGh1K" });
-    const args = parts.filter((p) => p.type === "tool-call-delta" && p.callIndex === 0).map((p) => (p.type === "tool-call-delta" ? p.delta : ""));
+    const args = parts
+      .filter((p) => p.type === "tool-call-delta" && p.callIndex === 0)
+      .map((p) => (p.type === "tool-call-delta" ? p.delta : ""));
     expect(args.join("")).toBe('{"location":"Paris, France"}');
-    expect(parts.filter((p) => p.type === "tool-call-start").map((p) => (p.type === "tool-call-start" ? p.name : ""))).toEqual(["get_weather", "get_time"]);
-    expect(parts.at(-2)).toMatchObject({ type: "usage", usage: { inputTokens: 85, outputTokens: 38 } });
+    expect(
+      parts
+        .filter((p) => p.type === "tool-call-start")
+        .map((p) => (p.type === "tool-call-start" ? p.name : "")),
+    ).toEqual(["get_weather", "get_time"]);
+    expect(parts.at(-2)).toMatchObject({
+      type: "usage",
+      usage: { inputTokens: 85, outputTokens: 38 },
+    });
     expect(parts.at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
   });
 
   it("re-encodes the decoded stream into chunks that decode to the same parts", () => {
     for (const name of ["text-stream.sse", "tool-stream.sse"]) {
       const parts = decodeChunks("openai-chat", [fixtureText("openai-chat", name)]);
-      const encoder = openAiChatCodec.encodeStream({ model: "gpt-4o-mini", nowMs: 1_757_582_171_000 });
-      const text = parts.flatMap((p) => encoder.push(p)).map((e) => `data: ${e.data}\n\n`).join("");
+      const encoder = openAiChatCodec.encodeStream({
+        model: "gpt-4o-mini",
+        nowMs: 1_757_582_171_000,
+      });
+      const text = parts
+        .flatMap((p) => encoder.push(p))
+        .map((e) => `data: ${e.data}\n\n`)
+        .join("");
       expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
-      const again = decodeChunks("openai-chat", [text]).map((p) => (p.type === "start" ? { type: "start" } : p));
+      const again = decodeChunks("openai-chat", [text]).map((p) =>
+        p.type === "start" ? { type: "start" } : p,
+      );
       expect(again).toEqual(parts.map((p) => (p.type === "start" ? { type: "start" } : p)));
     }
   });
 
   it("a cut stream ends with an error part, never a finish", () => {
     const text = fixtureText("openai-chat", "text-stream.sse");
-    const parts = decodeChunks("openai-chat", [text.slice(0, text.indexOf("finish_reason\":\"stop"))]);
+    const parts = decodeChunks("openai-chat", [
+      text.slice(0, text.indexOf('finish_reason":"stop')),
+    ]);
     expect(parts.some((p) => p.type === "finish")).toBe(false);
     expect(parts.at(-1)).toMatchObject({ type: "error", error: { code: "upstream_stream_cut" } });
   });

@@ -1,0 +1,42 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DEGRADE_POLICY, degradeTableMarkdown, refuseField } from "./degrade-policy";
+import { ProtocolError } from "./protocol-error";
+
+describe("the degrade policy", () => {
+  it("has one rule per key, each with a reason", () => {
+    const keys = DEGRADE_POLICY.map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const rule of DEGRADE_POLICY) expect(rule.why.length).toBeGreaterThan(10);
+  });
+
+  it("every refusing rule is applied by some codec, and every applied key is in the table", () => {
+    const source = ["openai-chat", "anthropic-messages", "openai-responses"]
+      .flatMap((dir) =>
+        readdirSync(new URL(`./${dir}/`, import.meta.url))
+          .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+          .map((f) => readFileSync(new URL(`./${dir}/${f}`, import.meta.url), "utf8")),
+      )
+      .join("\n");
+    const used = new Set([...source.matchAll(/refuseField\(\s*"([a-z-]+)"/g)].map((m) => m[1]));
+    for (const rule of DEGRADE_POLICY.filter((r) => r.action === "refuse"))
+      expect(used).toContain(rule.key);
+    const keys = new Set<string>(DEGRADE_POLICY.map((r) => r.key));
+    for (const key of used) expect(keys).toContain(key);
+  });
+
+  it("a refusal names the field, the target and why", () => {
+    const error = refuseField("previous-response-id", "previous_response_id", "openai-chat");
+    expect(ProtocolError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "unsupported_field", field: "previous_response_id" });
+    expect(error.message).toMatch(
+      /^previous_response_id: cannot be sent to an openai-chat upstream: the earlier turns/,
+    );
+  });
+
+  it("renders as a markdown table with a row per rule", () => {
+    const lines = degradeTableMarkdown().split("\n");
+    expect(lines).toHaveLength(DEGRADE_POLICY.length + 2);
+    expect(lines[0]).toBe("| Field | From | To | Action | What happens |");
+  });
+});
