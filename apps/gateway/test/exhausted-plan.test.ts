@@ -97,3 +97,42 @@ describe("an exhausted plan (429 with a known reset)", () => {
     expect(bed.fakes.plan.completionHits()).toHaveLength(4);
   });
 });
+
+describe("a plan back from exhaustion but below the re-entry floor (H2)", () => {
+  it("is out of auto/subscription, and the 429 and /v1/ladder give its reset as the time to come back", async () => {
+    const clock = bed.harness.clock;
+    const hitsBefore = bed.fakes.plan.completionHits().length;
+    const firstResetMs = clock.now() + 10 * minute;
+    bed.fakes.plan.script([
+      claudeRateLimited({ resetAtSec: Math.floor(firstResetMs / 1000), retryAfterSec: 600 }),
+    ]);
+    const exhausting = await post(
+      bed.harness.url,
+      "/v1/chat/completions",
+      chatBody("auto/thrifty"),
+    );
+    expect(exhausting.headers.get("x-planfirst-rung")).toBe("cheap");
+
+    // The window resets; a fresh reading says 3 % remain, under the 5 % re-entry floor.
+    clock.set(firstResetMs + 1_000);
+    const nextResetMs = Math.ceil((clock.now() + hour) / 1000) * 1000;
+    bed.fakes.plan.usage(claudeUsagePayload(97, nextResetMs), { endpoint: "claude" });
+    await bed.harness.server.gateway.refreshUsage();
+
+    const refused = await post(bed.harness.url, "/v1/messages", messagesBody("auto/subscription"));
+    expect(refused.status).toBe(429);
+    const retryAfterSec = Math.ceil((nextResetMs - clock.now()) / 1000);
+    expect(Number(refused.headers.get("retry-after"))).toBe(retryAfterSec);
+    const body = (await refused.json()) as { error: { code: string; resets_at: string } };
+    expect(body.error.code).toBe("plan_quota_exhausted");
+    expect(body.error.resets_at).toBe(new Date(nextResetMs).toISOString());
+
+    const ladder = await fetch(`${bed.harness.url}/v1/ladder?model=auto/subscription`, {
+      headers: { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` },
+    });
+    const explanation = (await ladder.json()) as { earliestReturnAt: string | null };
+    expect(explanation.earliestReturnAt).toBe(body.error.resets_at);
+    // One request reached the plan (the one that exhausted it); the refused one did not.
+    expect(bed.fakes.plan.completionHits()).toHaveLength(hitsBefore + 1);
+  });
+});
