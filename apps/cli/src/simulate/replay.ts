@@ -170,19 +170,22 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   const startMs = records[0]?.timeMs ?? 0;
   const series: ReplaySeries = { startMs, bucketMs: input.bucketMs, buckets: [], remaining: [] };
   for (let i = 0; i < windows.length; i++) series.remaining.push([]);
-  const bucketOf = (timeMs: number) => {
+  // Closes every bucket that ends at or before `timeMs`, sampling each window's remaining
+  // percent at the bucket's end. Runs before the windows are advanced to `timeMs`, so a window
+  // that reset inside a gap is shown full from its reset on, and exhausted until then.
+  const closeBucketsBefore = (timeMs: number) => {
     const index = Math.floor((timeMs - startMs) / input.bucketMs);
     while (series.buckets.length <= index) {
-      // A bucket closes with the remaining percent its windows had at that point.
       const at = series.buckets.length;
-      if (at > 0) sampleRemaining(at - 1);
+      if (at > 0) sampleRemaining(at - 1, startMs + at * input.bucketMs);
       series.buckets.push({ byRung: emptyByRung(), refused: 0 });
     }
     return series.buckets[index]!;
   };
-  const sampleRemaining = (bucket: number) => {
+  const sampleRemaining = (bucket: number, endMs: number) => {
     windows.forEach((window, w) => {
-      series.remaining[w]![bucket] = remainingPercentOf(window);
+      const reset = window.resetAtMs !== null && window.resetAtMs <= endMs;
+      series.remaining[w]![bucket] = reset ? 100 : remainingPercentOf(window);
     });
   };
 
@@ -192,6 +195,7 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   let targets: Target[] = [];
   for (const record of records) {
     nowMs = record.timeMs;
+    const bucket = closeBucketsBefore(nowMs);
     for (const connectionId of planConnectionIds) {
       const own = windowsOf.get(connectionId)!;
       for (const window of own) {
@@ -226,7 +230,6 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
       targets = orderedTargets(table, resolution.groups, resolution.grouping, options, quotaCache);
       poolKey = keyOf();
     }
-    const bucket = bucketOf(nowMs);
     let served = false;
     for (const target of targets) {
       if (target.rung === "cheap" || target.rung === "premium") {
@@ -282,7 +285,10 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
       blockedUntilMs = Math.max(blockedUntilMs, comebackMs);
     }
   }
-  if (series.buckets.length > 0) sampleRemaining(series.buckets.length - 1);
+  if (series.buckets.length > 0) {
+    const last = series.buckets.length - 1;
+    sampleRemaining(last, startMs + (last + 1) * input.bucketMs);
+  }
 
   return {
     id,

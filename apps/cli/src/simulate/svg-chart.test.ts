@@ -113,7 +113,16 @@ describe("renderSvgChart", () => {
     const lines = byClass(svg, "remaining");
     expect(lines.map((line) => line.attributes["data-window"])).toEqual(["claude-max 5h"]);
     // Start at 100 %, one point per bucket end: 0 % (09:00–14:00, exhausted) then back up after the reset.
-    expect(lines[0]!.attributes.points!.split(" ")).toHaveLength(1 + 6);
+    const points = lines[0]!.attributes
+      .points!.split(" ")
+      .map((point) => Number(point.split(",")[1]));
+    expect(points).toHaveLength(1 + 6);
+    const top = Math.min(...points);
+    const bottom = Math.max(...points);
+    // 100 % at the start; 0 % at the ends of 09:00–13:00 (exhausted at 09:20, resets at 14:00);
+    // 66.7 % after the 14:30 request took $0.45 of the fresh $1.35.
+    expect(points.slice(0, 5)).toEqual([top, bottom, bottom, bottom, bottom]);
+    expect((bottom - points[6]!) / (bottom - top)).toBeCloseTo(2 / 3, 2);
     expect(byClass(svg, "reset")).toHaveLength(1);
 
     const legend = byClass(svg, "legend-item").map(

@@ -28,11 +28,12 @@ function escapeXml(text: string): string {
 
 const fixed = (n: number) => Number(n.toFixed(1)).toString();
 
+/** Top of the count axis: four equal whole-number steps of 1, 2 or 5 × 10ⁿ covering `value`. */
 function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (value <= step * magnitude) return step * magnitude;
-  return 10 * magnitude;
+  const quarter = Math.max(1, value / 4);
+  const magnitude = 10 ** Math.floor(Math.log10(quarter));
+  for (const step of [1, 2, 5, 10]) if (quarter <= step * magnitude) return 4 * step * magnitude;
+  return 40 * magnitude;
 }
 
 function dateLabel(ms: number, spanMs: number): string {
