@@ -135,6 +135,39 @@ describe("the status routes behind client keys", () => {
   });
 });
 
+describe("overage evidence on the status page", () => {
+  it("shows the newest evidence with its source, and 'no evidence' before any", async () => {
+    const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
+    const card = async () => {
+      const html = await (await fetch(`${harness.url}/`)).text();
+      const start = html.indexOf('data-connection="claude-plan"');
+      return html.slice(start, html.indexOf("</article>", start));
+    };
+    expect(await card()).toContain("overage evidence: no evidence");
+    // What the Claude signal parsers hand the cache when a reply says extra usage is off.
+    const cache = harness.server.gateway.deps.quotaCache as unknown as {
+      observeEvidence(id: string, observation: Record<string, string>): void;
+    };
+    cache.observeEvidence("claude-plan", {
+      evidence: "off",
+      observedAt: new Date(harness.clock.now()).toISOString(),
+      source: "claude-header",
+      detail: "overage-status=rejected",
+    });
+    const shown = await card();
+    expect(shown).toContain(
+      "overage evidence: <b>off</b> (claude-header, 10:00:00, overage-status=rejected)",
+    );
+    const status = (await (await fetch(`${harness.url}/v1/status`)).json()) as GatewayStatus;
+    expect(status.connections.find((c) => c.id === "claude-plan")!.overageEvidence).toEqual({
+      evidence: "off",
+      source: "claude-header",
+      observedAt: new Date(harness.clock.now()).toISOString(),
+      detail: "overage-status=rejected",
+    });
+  });
+});
+
 describe("the status history", () => {
   it("survives a restart on the same SQLite file and shows the plan's pace from the last hour", async () => {
     const storage = { driver: "sqlite" as const, path: join(dir, "state.db") };

@@ -70,6 +70,8 @@ export interface GatewayStatus {
     } | null;
     /** The latest live overage evidence, null when the connection has shown none. */
     overageEvidence: StatusOverageEvidence | null;
+    /** True while a probe of the plan (one request to get a fresh reading) is in flight. */
+    probeInFlight: boolean;
     cooldownUntil: string | null;
     /** Why the connection is out of each routing id's pool (empty when it is in everywhere). */
     out: StatusExclusion[];
@@ -139,7 +141,8 @@ export function gatewayStatus(
             })),
           }
         : null,
-      overageEvidence: overageEvidenceOf(state),
+      overageEvidence: overageEvidenceOf(deps.quotaCache as EvidenceSource, id),
+      probeInFlight: probeInFlightOf(deps.quotaCache as EvidenceSource, id),
       cooldownUntil: instant(until, nowMs),
       out: out.get(id) ?? [],
     };
@@ -268,10 +271,21 @@ function exclusionsByConnection(app: AppContext): Map<string, StatusExclusion[]>
   return byConnection;
 }
 
-// Read defensively: the quota cache may or may not carry overage evidence on its state.
-function overageEvidenceOf(state: unknown): StatusOverageEvidence | null {
-  if (state === null || typeof state !== "object") return null;
-  const raw = (state as { overageEvidence?: unknown }).overageEvidence;
+/** The optional parts of a quota cache the status reads when the cache offers them. */
+interface EvidenceSource {
+  overageEvidence?(connectionId: string): unknown;
+  isProbeInFlight?(connectionId: string): boolean;
+}
+
+// The newest observation the cache holds (it keeps the newest `on` and `off`, newest first).
+// Read with a total guard: the gateway's cache interface does not promise the method.
+function overageEvidenceOf(
+  cache: EvidenceSource,
+  connectionId: string,
+): StatusOverageEvidence | null {
+  const held =
+    typeof cache.overageEvidence === "function" ? cache.overageEvidence(connectionId) : [];
+  const raw: unknown = Array.isArray(held) ? held[0] : undefined;
   if (raw === null || typeof raw !== "object") return null;
   const value = raw as Record<string, unknown>;
   if (value.evidence !== "on" && value.evidence !== "off") return null;
@@ -282,6 +296,12 @@ function overageEvidenceOf(state: unknown): StatusOverageEvidence | null {
     observedAt: value.observedAt,
     detail: typeof value.detail === "string" ? value.detail : null,
   };
+}
+
+function probeInFlightOf(cache: EvidenceSource, connectionId: string): boolean {
+  return (
+    typeof cache.isProbeInFlight === "function" && cache.isProbeInFlight(connectionId) === true
+  );
 }
 
 function instant(value: unknown, nowMs: number): string | null {

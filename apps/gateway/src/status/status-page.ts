@@ -80,10 +80,13 @@ function connectionCard(connection: StatusConnection, nowMs: number): string {
   const evidence = connection.overageEvidence
     ? `overage evidence: <b>${escapeHtml(connection.overageEvidence.evidence)}</b> (${escapeHtml(connection.overageEvidence.source)}, ${escapeHtml(connection.overageEvidence.observedAt.slice(11, 19))}${connection.overageEvidence.detail ? `, ${escapeHtml(connection.overageEvidence.detail)}` : ""})`
     : "overage evidence: no evidence";
+  const probe = connection.probeInFlight
+    ? `<p class="warn">a probe is in flight (one request to get a fresh reading)</p>`
+    : "";
   const out = connection.out.length
     ? `<ul class="out" aria-label="why it is out">${connection.out.map((o) => `<li><b>${escapeHtml(o.routingId)}</b> (${escapeHtml(o.model)}): ${escapeHtml(o.reason)}</li>`).join("")}</ul>`
     : "";
-  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${quota}${out}</article>`;
+  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${probe}${quota}${out}</article>`;
 }
 
 function stateOf(connection: StatusConnection, nowMs: number): string {
