@@ -33,13 +33,6 @@ function observedMs(reading: OverageEvidenceReading): number {
   return typeof reading?.observedAt === "string" ? Date.parse(reading.observedAt) : Number.NaN;
 }
 
-/** Fresh = observed within `maxStateAgeMs` before `nowMs` (equal is fresh); the future is fresh. */
-function isFresh(reading: OverageEvidenceReading, nowMs: number, maxStateAgeMs: number): boolean {
-  const ms = observedMs(reading);
-  if (Number.isNaN(ms)) return false;
-  return nowMs - ms <= maxStateAgeMs;
-}
-
 function describe(reading: OverageEvidenceReading): string {
   const from = reading.source ? ` from ${reading.source}` : "";
   const detail = reading.detail ? ` (${reading.detail})` : "";
@@ -74,41 +67,66 @@ export function effectiveOverage(
   // One pass, no allocation: this runs for every plan connection of every pool build.
   let on: OverageEvidenceReading | undefined;
   let off: OverageEvidenceReading | undefined;
+  let onMs = Number.NEGATIVE_INFINITY;
+  let offMs = Number.NEGATIVE_INFINITY;
   const consider = (reading: OverageEvidenceReading | null | undefined) => {
     if (reading === null || typeof reading !== "object") return;
     if (reading.evidence !== "on" && reading.evidence !== "off") return;
-    if (!isFresh(reading, nowMs, maxStateAgeMs)) return;
+    const ms = observedMs(reading);
+    // Fresh = observed within maxStateAgeMs (equal is fresh); NaN is never fresh.
+    if (!(nowMs - ms <= maxStateAgeMs)) return;
     if (reading.evidence === "on") {
-      if (!on || observedMs(reading) > observedMs(on)) on = reading;
-    } else if (!off || observedMs(reading) > observedMs(off)) {
+      if (!on || ms > onMs) {
+        on = reading;
+        onMs = ms;
+      }
+    } else if (!off || ms > offMs) {
       off = reading;
+      offMs = ms;
     }
   };
   if (Array.isArray(observations)) for (const reading of observations) consider(reading);
   else consider(observations as OverageEvidenceReading | null | undefined);
-  if (on) {
-    return {
-      overage: "meters-to-paid",
-      basis: "evidence-on",
-      observation: on,
-      reason: `live evidence: this connection bills past its plan${describe(on)}`,
-    };
-  }
   const catalog = catalogVerdict.overage;
-  if (off && catalog !== "meters-to-paid") {
-    return {
-      overage: "hard-stop",
-      basis: "evidence-off",
-      observation: off,
-      reason: `live evidence: overage is off${describe(off)}`,
-    };
-  }
-  return {
-    overage: catalog,
+  if (on) return decided("meters-to-paid", "evidence-on", on);
+  if (off && catalog !== "meters-to-paid") return decided("hard-stop", "evidence-off", off);
+  if (off) return CATALOG_FINAL;
+  return CATALOG_RESULTS[catalog] ?? { overage: catalog, basis: "catalog", reason: NO_EVIDENCE };
+}
+
+const NO_EVIDENCE = "no fresh overage evidence: catalog/operator value";
+
+/** The no-evidence answers, shared: most connections of most pool builds end here. */
+const CATALOG_RESULTS: Readonly<Record<string, EffectiveOverage>> = Object.freeze({
+  "hard-stop": Object.freeze({ overage: "hard-stop", basis: "catalog", reason: NO_EVIDENCE }),
+  "meters-to-paid": Object.freeze({
+    overage: "meters-to-paid",
     basis: "catalog",
-    reason:
-      off && catalog === "meters-to-paid"
-        ? "catalog/operator says meters-to-paid, which evidence never upgrades"
-        : "no fresh overage evidence: catalog/operator value",
+    reason: NO_EVIDENCE,
+  }),
+  unknown: Object.freeze({ overage: "unknown", basis: "catalog", reason: NO_EVIDENCE }),
+} satisfies Record<ConnectionOverageBehavior, EffectiveOverage>);
+
+const CATALOG_FINAL: EffectiveOverage = Object.freeze({
+  overage: "meters-to-paid",
+  basis: "catalog",
+  reason: "catalog/operator says meters-to-paid, which evidence never upgrades",
+});
+
+/** An evidence-decided answer; its reason is built only when read (explain output). */
+function decided(
+  overage: ConnectionOverageBehavior,
+  basis: EffectiveOverageBasis,
+  observation: OverageEvidenceReading,
+): EffectiveOverage {
+  return {
+    overage,
+    basis,
+    observation,
+    get reason() {
+      return basis === "evidence-on"
+        ? `live evidence: this connection bills past its plan${describe(observation)}`
+        : `live evidence: overage is off${describe(observation)}`;
+    },
   };
 }
