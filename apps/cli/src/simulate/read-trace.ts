@@ -43,9 +43,14 @@ export async function readTrace(files: readonly string[]): Promise<Trace> {
       csvHeader: null,
     };
     const csv = file.toLowerCase().endsWith(".csv");
+    let current = 0;
+    // One reporter per file (not per line): the line number is read when a line is rejected.
+    const bad = (reason: string) => {
+      badLines.push({ file, line: current, reason });
+    };
     for await (const { line, text } of readLines(file)) {
+      current = line;
       if (text.trim() === "") continue;
-      const bad = (reason: string) => badLines.push({ file, line, reason });
       if (csv) {
         readCsvLine(state, text, records, bad);
         continue;
