@@ -112,6 +112,33 @@ describe("the hub, streams across every pair of protocols", () => {
     },
   );
 
+  it("gives a chat client the usage chunk only when it asked for it", () => {
+    const upstream = fixtureText("anthropic-messages", "text-stream.sse");
+    for (const includeUsage of [true, false]) {
+      const request = codecFor("openai-chat").decodeRequest({
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+      });
+      const stream = createStreamTranslator("anthropic-messages", "openai-chat", {
+        model: "m",
+        nowMs: 0,
+        request,
+      });
+      const text = stream.push(upstream) + stream.flush();
+      expect(text.includes('"choices":[],"usage"')).toBe(includeUsage);
+      expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+      // The ledger gets the usage either way.
+      expect(stream.usage()).toMatchObject({
+        inputTokens: 2125,
+        outputTokens: 12,
+        cachedInputTokens: 2000,
+        cacheWriteTokens: 100,
+      });
+    }
+  });
+
   it("fail() after the start ends the client stream with its error frame, once", () => {
     const stream = createStreamTranslator("openai-chat", "anthropic-messages", {
       model: "m",

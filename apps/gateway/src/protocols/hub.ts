@@ -134,8 +134,9 @@ class StreamTranslator implements ClientStream {
   }
 
   fail(error: IrStreamError): string {
-    this.error ??= error;
-    return formatSseEvents(this.encoder.fail(error));
+    const text = formatSseEvents(this.encoder.fail(error));
+    if (text !== "") this.error ??= error;
+    return text;
   }
 
   usage(): IrUsage | null {

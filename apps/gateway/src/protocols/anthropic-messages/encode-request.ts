@@ -2,9 +2,9 @@ import type { Encoded, EncodeRequestOptions } from "../codec";
 import { invalidField, refuseField } from "../degrade-policy";
 import type { IrImagePart, IrPart, IrRequest, IrTextPart, IrTool } from "../ir";
 import { CUSTOM_TOOL_PARAMETERS, customToolDescription } from "../ir/custom-tool";
+import { reasoningFieldName, unique } from "../ir/dropped";
 import type { Json } from "../ir/guards";
 import { budgetFromEffort, effortFromBudget, MIN_THINKING_BUDGET_TOKENS } from "../ir/reasoning";
-import { reasoningFieldName, unique } from "../openai-chat/encode-request";
 
 const TARGET = "anthropic-messages";
 

@@ -16,7 +16,6 @@ export function decodeChatStream(): StreamDecoder {
 class ChatStreamDecoder implements StreamDecoder {
   private started = false;
   private closed = false;
-  private completed = false;
   private reasoningOpen = false;
   /** Chat `tool_calls[].index` → hub callIndex, for calls still open. */
   private readonly openCalls = new Map<number, number>();
@@ -117,7 +116,6 @@ class ChatStreamDecoder implements StreamDecoder {
 
   private complete(out: IrStreamPart[]): IrStreamPart[] {
     this.closed = true;
-    this.completed = true;
     if (!this.started) out.unshift({ type: "start" });
     this.endReasoning(out);
     this.endCalls(out);

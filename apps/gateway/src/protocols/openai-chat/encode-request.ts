@@ -2,6 +2,7 @@ import type { Encoded, EncodeRequestOptions } from "../codec";
 import { refuseField } from "../degrade-policy";
 import type { IrImagePart, IrMessage, IrPart, IrRequest, IrTextPart, IrTool } from "../ir";
 import { CUSTOM_TOOL_PARAMETERS, customToolDescription, wrapCustomInput } from "../ir/custom-tool";
+import { reasoningFieldName, unique } from "../ir/dropped";
 import type { Json } from "../ir/guards";
 import { openAiEffort } from "../ir/reasoning";
 
@@ -65,11 +66,6 @@ export function encodeChatRequest(ir: IrRequest, options: EncodeRequestOptions):
   return { body, dropped: unique(dropped) };
 }
 
-/** Field names once each, in first-seen order. */
-export function unique(fields: readonly string[]): string[] {
-  return [...new Set(fields)];
-}
-
 function joinText(parts: readonly IrTextPart[]): string {
   return parts.map((p) => p.text).join("\n\n");
 }
@@ -95,11 +91,6 @@ function imageUrl(part: IrImagePart): Json {
       ? `data:${part.source.mediaType};base64,${part.source.data}`
       : part.source.url;
   return { type: "image_url", image_url: part.detail ? { url, detail: part.detail } : { url } };
-}
-
-/** The reasoning field names each source protocol uses, for the dropped list. */
-export function reasoningFieldName(source: IrRequest["source"]): string {
-  return source === "anthropic-messages" ? "thinking" : "reasoning";
 }
 
 function encodeMessage(

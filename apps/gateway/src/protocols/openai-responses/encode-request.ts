@@ -1,9 +1,9 @@
 import type { Encoded, EncodeRequestOptions } from "../codec";
 import { refuseField } from "../degrade-policy";
 import type { IrImagePart, IrPart, IrRequest, IrTextPart, IrTool } from "../ir";
+import { reasoningFieldName, unique } from "../ir/dropped";
 import type { Json } from "../ir/guards";
 import { openAiEffort } from "../ir/reasoning";
-import { reasoningFieldName, unique } from "../openai-chat/encode-request";
 
 const TARGET = "openai-responses";
 
