@@ -4,7 +4,6 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "./config/schema";
 import type { ResolvedSecrets } from "./config/secrets";
 import type { GatewayMetrics } from "./observability/metrics";
-import type { StatusTracker } from "./status/status-tracker";
 import type { UpstreamClient } from "./upstream";
 
 /** The quota-cache calls the gateway makes (a `createQuotaCache` result satisfies it). */
@@ -54,6 +53,4 @@ export interface GatewayDeps {
   now: () => number;
   logger: Logger;
   metrics: GatewayMetrics;
-  /** Last-served rungs and the status history; default a tracker over memory. */
-  statusTracker?: StatusTracker;
 }

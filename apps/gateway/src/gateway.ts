@@ -118,9 +118,8 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     now,
     logger,
     metrics,
-    statusTracker,
   };
-  const built = buildGatewayApp(deps);
+  const built = buildGatewayApp(deps, { statusTracker });
   registerStateGauges(built.context);
   statusTracker.start(() => statusLevels(built.context));
 

@@ -7,7 +7,7 @@ import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
-import { createStatusTracker } from "../status/status-tracker";
+import { createStatusTracker, type StatusTracker } from "../status/status-tracker";
 import type { AppContext, GatewayEnv } from "./app-context";
 import { authenticate } from "./auth/authenticate";
 import { createClientKeyVerifier } from "./auth/client-keys";
@@ -42,11 +42,16 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * request. Every endpoint but `/healthz` requires a client key when keys are configured
  * (`Authorization: Bearer KEY` or `x-api-key: KEY`). Errors are mapped to HTTP in one `onError`:
  * Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a credential.
+ * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
  */
-export function buildGatewayApp(deps: GatewayDeps): GatewayApp {
+export function buildGatewayApp(
+  deps: GatewayDeps,
+  parts: { statusTracker?: StatusTracker } = {},
+): GatewayApp {
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
-    deps.statusTracker ?? createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
+    parts.statusTracker ??
+    createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const context: AppContext = { deps, table, dispatcher, verifier, status };

@@ -1,7 +1,7 @@
-import type { AppContext } from "../app/app-context";
 import { type GatewayStatus, statusSnapshot } from "./gateway-status";
 import { CHART_SPAN_MS } from "./status-charts";
 import { renderStatusMain } from "./status-page";
+import type { StatusSource } from "./status-source";
 import type { StatusTracker } from "./status-tracker";
 
 /** One push of the feed: the server's clock and the rendered `<main>` of the page. */
@@ -44,7 +44,7 @@ export interface StatusFeed {
 
 /** Creates the feed of one app. */
 export function createStatusFeed(
-  app: AppContext,
+  app: StatusSource,
   tracker: StatusTracker,
   options: StatusFeedOptions = {},
 ): StatusFeed {

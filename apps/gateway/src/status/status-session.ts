@@ -1,5 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { ClientIdentity } from "../app/auth/client-keys";
+
+/** Who a session belongs to: the client key's id and the connections it may use (null = all). */
+export interface SessionIdentity {
+  id: string;
+  connections: ReadonlySet<string> | null;
+}
 
 /** Name of the status page's session cookie. */
 export const STATUS_COOKIE = "planfirst_status";
@@ -17,7 +22,7 @@ export interface StatusSessions {
   /** The token of a key the verifier accepted. */
   tokenOf(key: string): string;
   /** The identity whose token the `cookie` header carries; null when none matches. */
-  verifyCookie(cookieHeader: string | undefined): ClientIdentity | null;
+  verifyCookie(cookieHeader: string | undefined): SessionIdentity | null;
 }
 
 /** Builds the session tokens of the configured client keys (computed once). */
@@ -26,7 +31,7 @@ export function createStatusSessions(
 ): StatusSessions {
   const entries = keys.map((key) => ({
     token: Buffer.from(tokenOf(key.key), "hex"),
-    identity: { id: key.id, connections: key.connections } satisfies ClientIdentity,
+    identity: { id: key.id, connections: key.connections } satisfies SessionIdentity,
   }));
   return {
     tokenOf,
@@ -34,7 +39,7 @@ export function createStatusSessions(
       const presented = cookieValue(cookieHeader, STATUS_COOKIE);
       if (!presented || !/^[0-9a-f]{64}$/.test(presented)) return null;
       const candidate = Buffer.from(presented, "hex");
-      let match: ClientIdentity | null = null;
+      let match: SessionIdentity | null = null;
       for (const entry of entries) {
         if (timingSafeEqual(candidate, entry.token) && match === null) match = entry.identity;
       }
