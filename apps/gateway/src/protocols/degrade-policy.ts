@@ -54,7 +54,7 @@ export const DEGRADE_POLICY = [
     from: OPENAI,
     to: ANTHROPIC,
     action: "translate",
-    why: "thinking {type: enabled, budget_tokens} (low 2048, medium 8192, high 24576), capped below max_tokens; dropped when under 1024 tokens or when temperature/top_p forbid thinking",
+    why: "thinking {type: enabled, budget_tokens} (low 2048, medium 8192, high 24576), capped below max_tokens; dropped when under 1024 tokens, with temperature/top_p or a forced tool, or mid tool loop (Anthropic refuses thinking there)",
   },
   {
     key: "thinking-adaptive",

@@ -81,7 +81,9 @@ function effortField(source: IrRequest["source"]): string {
  * Effort becomes an extended-thinking budget. It is dropped (and reported) rather than sent when
  * it would make Anthropic refuse the request: below the 1024-token minimum once capped under
  * `max_tokens` (never raised: a bigger `max_tokens` could spend more than the client allowed),
- * or with a temperature or top_p, which thinking does not allow.
+ * with a temperature or top_p or a forced tool choice, which thinking does not allow, or in the
+ * middle of a tool loop, where Anthropic wants the last assistant turn to open with a signed
+ * thinking block that a conversation from another protocol cannot have.
  */
 function encodeThinking(ir: IrRequest, body: Json, maxTokens: number, dropped: string[]): void {
   const r = ir.reasoning;
@@ -91,11 +93,19 @@ function encodeThinking(ir: IrRequest, body: Json, maxTokens: number, dropped: s
   const budget = Math.min(r.budgetTokens ?? budgetFromEffort(effort), maxTokens - 1);
   const samplingSet =
     (ir.temperature !== undefined && ir.temperature !== 1) || ir.topP !== undefined;
-  if (budget < MIN_THINKING_BUDGET_TOKENS || samplingSet) {
+  const forcedTool = ir.toolChoice?.type === "required" || ir.toolChoice?.type === "tool";
+  if (budget < MIN_THINKING_BUDGET_TOKENS || samplingSet || forcedTool || midToolLoop(body)) {
     dropped.push(effortField(ir.source));
     return;
   }
   body.thinking = { type: "enabled", budget_tokens: budget };
+}
+
+/** True when the conversation ends with tool results answering the last assistant turn. */
+function midToolLoop(body: Json): boolean {
+  const turns = body.messages as { role: string; content: Json[] }[];
+  const last = turns[turns.length - 1];
+  return last?.role === "user" && last.content.some((b) => b.type === "tool_result");
 }
 
 function encodeTool(tool: IrTool, index: number, dropped: string[]): Json {

@@ -207,6 +207,34 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
     expect(withTemperature.dropped).toEqual(["reasoning_effort"]);
   });
 
+  it("drops the effort where Anthropic would refuse thinking: a forced tool, or mid tool loop", () => {
+    const forced = toAnthropic({
+      ...conversation,
+      reasoning_effort: "low",
+      max_completion_tokens: 8000,
+      temperature: undefined,
+      top_p: undefined,
+    });
+    expect(forced.body).not.toHaveProperty("thinking");
+    expect(forced.dropped).toEqual(["reasoning_effort"]);
+    const loop = toAnthropic({
+      model: "m",
+      max_tokens: 8000,
+      reasoning_effort: "low",
+      messages: conversation.messages.slice(0, 6),
+      tools: conversation.tools,
+    });
+    expect(loop.body).not.toHaveProperty("thinking");
+    const fresh = toAnthropic({
+      model: "m",
+      max_tokens: 8000,
+      reasoning_effort: "low",
+      messages: [{ role: "user", content: "Weather?" }],
+      tools: conversation.tools,
+    });
+    expect(fresh.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+
   it.each([
     ["n", { n: 2 }],
     ["logprobs", { logprobs: true }],
