@@ -1,13 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { claudeRateLimited, claudeUnifiedHeaders } from "@planfirst/fake-upstream";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config/load-config";
+import { createLogger } from "../src/observability/logger";
+import { type RunningServer, startServer } from "../src/server";
 import type { GatewayStatus } from "../src/status/gateway-status";
 import { launchChromium, maybeUpdateScreenshot, pngFacts } from "./browser/chromium";
 import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, post, useTestBed } from "./harness";
+import { chatBody, createClock, post, useTestBed } from "./harness";
 
 const hour = 3_600_000;
 const auth = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
@@ -186,6 +190,10 @@ describe("the status page in a browser", () => {
         .getAttribute("aria-valuenow"),
     ).toBe((await meterOf("claude-plan:5h").getAttribute("aria-valuenow")) ?? "missing");
     expect(await staticPage.locator("#chart-requests rect").count()).toBeGreaterThan(0);
+    // Small: the whole page, styles, charts and script included, is a few tens of kB.
+    const html = await (await fetch(`${bed.harness.url}/`, { headers: auth })).text();
+    expect(Buffer.byteLength(html)).toBeLessThan(48_000);
+    expect(html).not.toMatch(/<(?:script|link|img)[^>]+(?:src|href)=/);
     await staticContext.close();
   });
 
@@ -220,4 +228,66 @@ describe("the status page in a browser", () => {
     expect(light).not.toBe(dark);
     await page.emulateMedia({ colorScheme: "light" });
   });
+
+  it("needs no login without client keys, and reconnects by itself after the gateway restarts", async () => {
+    const port = await freePort();
+    const clock = createClock();
+    const config = parseConfig({
+      ...standardConfig(bed.fakes),
+      storage: { driver: "sqlite", path: join(shots, "restart.db") },
+      server: { host: "127.0.0.1", port, logLevel: "silent" },
+    });
+    const start = () =>
+      startServer({
+        config,
+        env: TEST_ENV,
+        now: clock.now,
+        logger: createLogger({ level: "silent" }),
+        print: () => undefined,
+        pollUsage: false,
+      });
+    const url = `http://127.0.0.1:${port}`;
+    const openContext = await browser.newContext();
+    const openPage = await openContext.newPage();
+    let server: RunningServer = await start();
+    try {
+      await openPage.goto(`${url}/`);
+      expect(await openPage.locator("form input[name=key]").count()).toBe(0);
+      await openPage.waitForSelector("#live:text('live')");
+      await (await post(url, "/v1/chat/completions", chatBody("auto/thrifty"))).text();
+      await openPage.waitForSelector('#rung-subscription .marker[data-marker~="auto/thrifty"]');
+      await openPage.evaluate("window.marker = true");
+
+      await server.close();
+      await openPage.waitForSelector("#live:text('reconnecting…')", { timeout: 5_000 });
+      server = await start();
+      bed.fakes.plan.script([
+        claudeRateLimited({
+          resetAtSec: Math.floor((clock.now() + hour) / 1000),
+          retryAfterSec: 3600,
+        }),
+      ]);
+      await (await post(url, "/v1/chat/completions", chatBody("auto/thrifty"))).text();
+      await openPage.waitForSelector('#rung-cheap .marker[data-marker~="auto/thrifty"]', {
+        timeout: 10_000,
+      });
+      expect(await openPage.locator("#live").textContent()).toBe("live");
+      expect(await openPage.evaluate("window.marker === true")).toBe(true);
+    } finally {
+      await openContext.close();
+      await server.close();
+    }
+  });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}

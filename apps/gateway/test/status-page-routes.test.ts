@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { GatewayStatus } from "../src/status/gateway-status";
 import type { HistoryBucket } from "../src/status/history-store";
 import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, post, useTestBed } from "./harness";
+import { chatBody, deleteRedisKeys, post, redisStorage, useTestBed } from "./harness";
 
 const bed = useTestBed(STANDARD_FAKES);
 const hour = 3_600_000;
@@ -208,5 +208,32 @@ describe("the status history", () => {
       .map((b) => b.levels["remaining:claude-plan:5h"]?.value)
       .filter((v) => v !== undefined);
     expect(readings).toEqual([60, 40]);
+  });
+
+  it("survives a restart on Redis, under the gateway's key prefix", async () => {
+    const storage = redisStorage();
+    try {
+      const first = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV, storage });
+      for (let i = 0; i < 3; i++) {
+        await (await post(first.url, "/v1/chat/completions", chatBody("auto/thrifty"))).text();
+      }
+      await first.close();
+      const second = await bed.start({
+        config: standardConfig(bed.fakes),
+        env: TEST_ENV,
+        storage,
+        clock: first.clock,
+      });
+      const { buckets } = (await (await fetch(`${second.url}/v1/status/history`)).json()) as {
+        buckets: HistoryBucket[];
+      };
+      const served = buckets.reduce(
+        (sum, b) => sum + Object.values(b.requests).reduce((a, n) => a + n, 0),
+        0,
+      );
+      expect(served).toBe(3);
+    } finally {
+      await deleteRedisKeys(storage.keyPrefix);
+    }
   });
 });
