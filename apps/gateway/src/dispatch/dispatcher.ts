@@ -1,42 +1,28 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
+import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
-import { parseJsonObject } from "../protocols/ir/guards";
-import type { DispatchTarget } from "../routing/build-pool";
 import type { PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
-import { UpstreamError } from "../upstream";
 import { Attempt } from "./attempt";
-import { clientGone } from "./client-gone";
 import { emptyPoolError } from "./empty-pool";
-import { serveNonStream } from "./non-stream";
-import { isClientFault, observeResponse } from "./observe-response";
-import { admit, type ReservationHold } from "./reservation";
+import { type Admission, admit, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
-import { streamResponse } from "./stream";
-import { type ClientRequest, type Dispatcher, FELL_THROUGH, type TargetOutcome } from "./types";
+import { type RequestState, type TargetContext, tryTarget } from "./try-target";
+import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
-import { clientFaultReply } from "./upstream-rejection";
 
 export type { ClientRequest, Dispatcher } from "./types";
 
-/** What one client request collects across its attempts. */
-interface RequestState {
-  readonly attempts: AttemptRecord[];
-  /** Upstream bodies by protocol and model, so a fall-through to the same shape reuses one. */
-  readonly bodies: Map<string, string>;
-  rateLimited: boolean;
-  /** When the last 429 said to come back (retry or reset instant), if it said. */
-  rateLimitRetryAt: string | null;
-}
+const FREE: Admission = FREE_ADMISSION;
 
 /** Creates the dispatcher over injected deps and the static routing table. */
 export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispatcher {
-  const { quotaCache, cooldowns, ledger, upstream, now, metrics } = deps;
+  const { quotaCache, cooldowns, ledger, now, metrics } = deps;
   const ladderOptions: LadderOptions = {
     ...table.ladderBase,
     resolveQuotaState: (provider, connectionId, model) =>
@@ -57,7 +43,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     now,
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
-  const calls = new UpstreamCalls();
+  const targetContext: TargetContext = { deps, calls: new UpstreamCalls() };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
   function exhausted(
@@ -74,89 +60,6 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       nowMs,
       reasons: () => connectionReasons(explainSource, resolution, request.modelId, request.client),
       attempts,
-    });
-  }
-
-  /** One attempt after its reservation: send, observe, then serve or fall through. */
-  async function tryTarget(
-    attempt: Attempt,
-    hold: ReservationHold,
-    request: ClientRequest,
-    state: RequestState,
-  ): Promise<TargetOutcome> {
-    const { target, connectionId } = attempt;
-    const upstreamRequest = calls.request(target, request, state.bodies);
-    const startedAt = performance.now();
-    let response: Awaited<ReturnType<typeof upstream.send>>;
-    try {
-      response = await upstream.send(upstreamRequest);
-    } catch (error) {
-      if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
-      const code = UpstreamError.isInstance(error) ? error.code : "network";
-      attempt.fallThrough(code, { cool: true, log: "upstream unreachable, falling through" });
-      return FELL_THROUGH;
-    }
-    metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
-    attempt.answered(response.status);
-
-    if (response.status >= 300) {
-      const text = await response.text().catch(() => "");
-      const body = parseJsonObject(text) ?? undefined;
-      const failure = observeResponse(deps, target, response.status, response.headers, body);
-      if (isClientFault(response.status)) {
-        const reply = clientFaultReply(
-          attempt,
-          request,
-          response.status,
-          body,
-          state.attempts.length,
-        );
-        return { served: reply };
-      }
-      if (response.status === 429) {
-        state.rateLimited = true;
-        state.rateLimitRetryAt = failure?.retryAt ?? failure?.resetAt ?? null;
-      }
-      attempt.fallThrough(failure?.kind ?? "upstream_error", {
-        log: "upstream refused, falling through",
-      });
-      return FELL_THROUGH;
-    }
-
-    observeResponse(deps, target, response.status, response.headers, undefined);
-    cooldowns.succeed(connectionId, { model: target.model });
-    if (!request.stream) {
-      return serveNonStream(deps, attempt, hold, request, response, state.attempts.length);
-    }
-    const streamed = await streamStarted(target, hold, request, response, state);
-    if (streamed.ok) {
-      hold.handOff();
-      return { served: streamed.reply };
-    }
-    if (streamed.clientGone) {
-      hold.handOff(); // the stream settled what the upstream billed
-      throw clientGone(null);
-    }
-    // Nothing reached the client yet: fall through to the next target.
-    attempt.fallThrough(streamed.reason, { cool: true });
-    return FELL_THROUGH;
-  }
-
-  function streamStarted(
-    target: DispatchTarget,
-    hold: ReservationHold,
-    request: ClientRequest,
-    response: Awaited<ReturnType<typeof upstream.send>>,
-    state: RequestState,
-  ) {
-    return streamResponse({
-      deps,
-      request,
-      target,
-      response,
-      attempts: state.attempts,
-      reservation: hold.reservation,
-      estimatedInputTokens: hold.estimatedInputTokens,
     });
   }
 
@@ -193,7 +96,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
 
     const state: RequestState = {
       attempts: [],
-      bodies: new Map(),
+      bodies: undefined,
       rateLimited: false,
       rateLimitRetryAt: null,
     };
@@ -204,14 +107,15 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
         continue;
       }
-      const admission = await admit(ledger, target, request);
+      // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
+      const admission = isPaidRung(target.rung) ? await admit(ledger, target, request) : FREE;
       if (admission.hold === null) {
         attempt.fallThrough(admission.refused);
         continue;
       }
       // The one place a reservation is given back: whatever happened, unless it was handed off.
       try {
-        const outcome = await tryTarget(attempt, admission.hold, request, state);
+        const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
         if (outcome.served) return outcome.served;
       } finally {
         admission.hold.release();

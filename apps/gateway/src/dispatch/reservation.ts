@@ -13,7 +13,7 @@ export class ReservationHold {
   private open: boolean;
 
   constructor(
-    private readonly ledger: Pick<GatewayLedger, "release">,
+    private readonly ledger: { release(reservation: Reservation): Promise<unknown> },
     /** Null on a free rung, or a paid rung without a price and without a budget. */
     readonly reservation: Reservation | null,
     /** Input tokens the estimate booked, settled when the upstream reports no usage. */
@@ -43,6 +43,12 @@ export type Admission =
 
 const NO_HOLD_TOKENS = 0;
 
+/** The admission of a free rung: nothing reserved, nothing to release (shared, immutable). */
+export const FREE_ADMISSION: Admission = {
+  hold: new ReservationHold({ release: () => Promise.resolve() }, null, NO_HOLD_TOKENS),
+  refused: null,
+};
+
 /**
  * Reserves the worst-case cost of `request` on `target` before anything is sent (§7): free
  * rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
@@ -54,15 +60,13 @@ export async function admit(
   target: DispatchTarget,
   request: ClientRequest,
 ): Promise<Admission> {
-  if (!isPaidRung(target.rung)) {
-    return { hold: new ReservationHold(ledger, null, NO_HOLD_TOKENS), refused: null };
-  }
+  if (!isPaidRung(target.rung)) return FREE_ADMISSION;
   const price = target.group.price;
   if (!price) {
     if (ledger.budgetUsd(target.rung) !== undefined) {
       return { hold: null, refused: "unpriced_on_budgeted_rung" };
     }
-    return { hold: new ReservationHold(ledger, null, NO_HOLD_TOKENS), refused: null };
+    return FREE_ADMISSION;
   }
   const estimate = estimateWorstCaseCost({ body: request.body, protocol: request.protocol, price });
   const reserved = await ledger.reserve({

@@ -1,0 +1,123 @@
+import type { GatewayDeps } from "../deps";
+import type { AttemptRecord } from "../errors";
+import { parseJsonObject } from "../protocols/ir/guards";
+import type { DispatchTarget } from "../routing/build-pool";
+import { UpstreamError, type UpstreamResponse } from "../upstream";
+import type { Attempt } from "./attempt";
+import { clientGone } from "./client-gone";
+import { serveNonStream } from "./non-stream";
+import { isClientFault, observeResponse } from "./observe-response";
+import type { ReservationHold } from "./reservation";
+import { streamResponse } from "./stream";
+import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
+import type { UpstreamCalls } from "./upstream-call";
+import { clientFaultReply } from "./upstream-rejection";
+
+/** What every attempt of a dispatcher shares. */
+export interface TargetContext {
+  readonly deps: GatewayDeps;
+  readonly calls: UpstreamCalls;
+}
+
+/** What one client request collects across its attempts. */
+export interface RequestState {
+  readonly attempts: AttemptRecord[];
+  /** Upstream bodies by protocol and model, so a fall-through to the same shape reuses one. */
+  bodies: Map<string, string> | undefined;
+  rateLimited: boolean;
+  /** When the last 429 said to come back (retry or reset instant), if it said. */
+  rateLimitRetryAt: string | null;
+}
+
+/**
+ * One attempt after its reservation: send, observe the answer's quota signals, then serve it
+ * (non-stream or stream) or fall through. Rejects with `client_closed_request` when the client
+ * hung up, and with `ProtocolError` when the body cannot be carried to the target's protocol;
+ * the reservation is the caller's to release either way.
+ */
+export async function tryTarget(
+  context: TargetContext,
+  attempt: Attempt,
+  hold: ReservationHold,
+  request: ClientRequest,
+  state: RequestState,
+): Promise<TargetOutcome> {
+  const { deps } = context;
+  const { target, connectionId } = attempt;
+  state.bodies ??= new Map();
+  const upstreamRequest = context.calls.request(target, request, state.bodies);
+  const startedAt = performance.now();
+  let response: UpstreamResponse;
+  try {
+    response = await deps.upstream.send(upstreamRequest);
+  } catch (error) {
+    if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
+    const code = UpstreamError.isInstance(error) ? error.code : "network";
+    attempt.fallThrough(code, { cool: true, log: "upstream unreachable, falling through" });
+    return FELL_THROUGH;
+  }
+  deps.metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
+  attempt.answered(response.status);
+
+  if (response.status >= 300) {
+    const text = await response.text().catch(() => "");
+    const body = parseJsonObject(text) ?? undefined;
+    const failure = observeResponse(deps, target, response.status, response.headers, body);
+    if (isClientFault(response.status)) {
+      const reply = clientFaultReply(
+        attempt,
+        request,
+        response.status,
+        body,
+        state.attempts.length,
+      );
+      return { served: reply };
+    }
+    if (response.status === 429) {
+      state.rateLimited = true;
+      state.rateLimitRetryAt = failure?.retryAt ?? failure?.resetAt ?? null;
+    }
+    attempt.fallThrough(failure?.kind ?? "upstream_error", {
+      log: "upstream refused, falling through",
+    });
+    return FELL_THROUGH;
+  }
+
+  observeResponse(deps, target, response.status, response.headers, undefined);
+  deps.cooldowns.succeed(connectionId, { model: target.model });
+  if (!request.stream) {
+    return serveNonStream(deps, attempt, hold, request, response, state.attempts.length);
+  }
+  const streamed = await streamStarted(deps, target, hold, request, response, state);
+  if (streamed.ok) {
+    hold.handOff();
+    return { served: streamed.reply };
+  }
+  if (streamed.clientGone) {
+    hold.handOff(); // the stream settled what the upstream billed
+    throw clientGone(null);
+  }
+  // Nothing reached the client yet: fall through to the next target.
+  attempt.fallThrough(streamed.reason, { cool: true });
+  return FELL_THROUGH;
+}
+
+/** Starts relaying the upstream stream; committed once its first client bytes exist. */
+function streamStarted(
+  deps: GatewayDeps,
+  target: DispatchTarget,
+  hold: ReservationHold,
+  request: ClientRequest,
+  response: UpstreamResponse,
+  state: RequestState,
+) {
+  return streamResponse({
+    deps,
+    request,
+    target,
+    response,
+    attempts: state.attempts,
+    reservation: hold.reservation,
+    estimatedInputTokens: hold.estimatedInputTokens,
+  });
+}
