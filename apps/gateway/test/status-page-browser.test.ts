@@ -198,6 +198,26 @@ describe("the status page in a browser", () => {
   });
 
   it("renders at 375 and 1440 px, light and dark, with real content in the screenshots", async () => {
+    // A busy hour for the picture: the plan burning through its 5 h window, requests served.
+    const clock = bed.harness.clock;
+    const resetAtMs = clock.now() + 4 * hour;
+    bed.fakes.plan.script(() => ({}));
+    for (const used of [10, 25, 40]) {
+      clock.advance(20 * 60_000);
+      bed.fakes.plan.usage(claudeUsagePayload(used, resetAtMs), { endpoint: "claude" });
+      await bed.harness.server.gateway.refreshUsage();
+      expect(await thrifty()).toBe("subscription");
+      await status();
+    }
+    await page.waitForSelector(
+      '[data-window="claude-plan:5h"] [role="meter"][aria-valuenow="60"]',
+      {
+        timeout: 5_000,
+      },
+    );
+    expect(await page.locator('[data-window="claude-plan:5h"] .pace').textContent()).toMatch(
+      /^at this pace \(38 %\/h\) the 5h window runs out 1 h \d+ min before it resets$/,
+    );
     const blankPage = await browser.newPage({ viewport: { width: 375, height: 800 } });
     const blank = pngFacts(await blankPage.screenshot());
     await blankPage.close();
