@@ -1,6 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
 import Anthropic from "@anthropic-ai/sdk";
+import { jsonSchema, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProtocolName } from "./codec";
@@ -151,5 +154,38 @@ describe("the hub's streams, read by the official SDKs", () => {
       function: { name: "get_weather", arguments: '{"location":"Paris, France"}' },
     });
     expect(final.usage).toMatchObject({ prompt_tokens: 312, completion_tokens: 164 });
+  });
+
+  it("AI SDK default OpenAI model (Responses): a chat stream becomes text, a tool call and usage", async () => {
+    script = { from: "openai-chat", fixture: "tool-stream.sse" };
+    const provider = createOpenAI({ apiKey: "test-key", baseURL: `${baseUrl}/v1` });
+    const result = streamText({
+      model: provider("auto/thrifty"),
+      prompt: "Weather and time in Paris?",
+      tools: {
+        get_weather: {
+          inputSchema: jsonSchema({ type: "object", properties: { location: { type: "string" } } }),
+        },
+        get_time: {
+          inputSchema: jsonSchema({ type: "object", properties: { tz: { type: "string" } } }),
+        },
+      },
+    });
+    const calls = await result.toolCalls;
+    expect(calls.map((c) => [c.toolName, c.input])).toEqual([
+      ["get_weather", { location: "Paris, France" }],
+      ["get_time", { tz: "Europe/Paris" }],
+    ]);
+    expect(await result.finishReason).toBe("tool-calls");
+    expect((await result.usage).inputTokens).toBe(85);
+  });
+
+  it("AI SDK Anthropic provider: a Responses stream becomes text and usage", async () => {
+    script = { from: "openai-responses", fixture: "text-stream.sse" };
+    const provider = createAnthropic({ apiKey: "test-key", baseURL: `${baseUrl}/v1` });
+    const result = streamText({ model: provider("auto/thrifty"), prompt: "Hello" });
+    expect(await result.text).toBe("Hello! How can I help?");
+    expect(await result.finishReason).toBe("stop");
+    expect((await result.usage).outputTokens).toBe(9);
   });
 });
