@@ -157,9 +157,9 @@ export const DEGRADE_POLICY = [
     key: "stop",
     field: "stop ↔ stop_sequences",
     from: ["openai-chat", "anthropic-messages"],
-    to: ALL,
+    to: ["openai-chat", "anthropic-messages"],
     action: "translate",
-    why: "Responses has no stop sequences: refused there",
+    why: "the same stop sequences, each protocol's field",
   },
   {
     key: "stop-unsupported",
