@@ -55,7 +55,9 @@ describe("the status routes behind client keys", () => {
     const head = await fetch(`${harness.url}/`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
-    const page = await (await fetch(`${harness.url}/`)).text();
+    const login = await fetch(`${harness.url}/`);
+    expect(login.status).toBe(401);
+    const page = await login.text();
     expect(page).toContain('<form method="post" action="/status/login">');
     expect(page).not.toContain("data-connection");
     // A key in the query string opens nothing (it would land in logs).
@@ -77,6 +79,7 @@ describe("the status routes behind client keys", () => {
       body: new URLSearchParams({ key: "pf-not-a-key" }),
       redirect: "manual",
     });
+    expect(wrong.status).toBe(401);
     expect(wrong.headers.get("set-cookie")).toBeNull();
     expect(await wrong.text()).toContain("not a client key of this gateway");
     const login = await fetch(`${harness.url}/status/login`, {

@@ -65,7 +65,10 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
     .get("/", async (c) => {
       // HEAD / is a connectivity probe (Claude Code sends one): a bare 200, no key needed.
       if (c.req.method === "HEAD") return c.body(null);
-      if (!clientOf(c)) return c.html(renderLoginPage(null));
+      // Without a key the answer is the login form, sent as 401 like every other keyed endpoint
+      // (scripts see that a key is needed; a browser shows the form). The form is the page's
+      // content, not an error mapping, so it is rendered here rather than in onError.
+      if (!clientOf(c)) return c.html(renderLoginPage(null), 401);
       const push = await feed.current();
       const nowMs = Date.parse(push.now);
       const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
@@ -78,7 +81,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const key = typeof form.key === "string" ? form.key.trim() : "";
       if (!key || !app.verifier.verify(undefined, key)) {
-        return c.html(renderLoginPage("That key is not a client key of this gateway."));
+        return c.html(renderLoginPage("That key is not a client key of this gateway."), 401);
       }
       const secure =
         new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
