@@ -43,7 +43,10 @@ export type GatewayErrorCode =
   | "timeout"
   | "network"
   | "aborted"
-  | "usage_poll_failed";
+  | "usage_poll_failed"
+  | "spend_store_unavailable"
+  | "budget_exhausted"
+  | "connector_failed";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */
 export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {

@@ -21,6 +21,7 @@ import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { buildGatewayApp } from "./app/create-app";
 import type { AppContext, GatewayEnv } from "./app/app-context";
+import { openSpendStore } from "./app/open-spend-store";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
 import type { GatewayDeps } from "./deps";
@@ -194,12 +195,22 @@ function createStores(
         keyPrefix: `${storage.keyPrefix}quota`,
         logger,
       }),
-      spend: createRedisSpendStore({ url: storage.url, keyPrefix: `${storage.keyPrefix}spend` }),
+      spend: openSpendStore("storage.journalPath", storage.journalPath, () => {
+        mkdirSync(dirname(storage.journalPath), { recursive: true });
+        return createRedisSpendStore({
+          url: storage.url,
+          keyPrefix: `${storage.keyPrefix}spend`,
+          journalPath: storage.journalPath,
+          logger,
+        });
+      }),
     };
   }
   mkdirSync(dirname(storage.path), { recursive: true });
   return {
     quota: createSqliteQuotaStore({ path: storage.path, logger }),
-    spend: createSqliteSpendStore({ path: storage.path }),
+    spend: openSpendStore("storage.path", storage.path, () =>
+      createSqliteSpendStore({ path: storage.path }),
+    ),
   };
 }

@@ -103,6 +103,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
   await gateway.ready();
   const server = createServer(
+    {
+      // A slow client may hold a socket only this long for its headers and its whole request;
+      // the answer itself (a long stream) is not limited by either.
+      headersTimeout: config.server.headersTimeoutMs,
+      requestTimeout: config.server.requestTimeoutMs,
+    },
     createNodeListener(nodeFastPaths(gateway.context), gateway.app.fetch),
   );
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { GatewayError, type GatewayErrorCode } from "../errors";
 import { errorBody } from "../http/error-body";
 import type { BodyReply } from "../http/reply";
 import type { WireProtocol } from "../protocols";
+import { packageErrorToGateway, unknownError } from "./package-errors";
 
 /** The HTTP answer of one error code: its status and the `type` in the error body. */
 export interface ErrorHttp {
@@ -28,6 +29,7 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   request_too_large: { status: 413, type: "request_too_large" },
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
   all_targets_rate_limited: { status: 429, type: "rate_limit_error" },
+  budget_exhausted: { status: 429, type: "rate_limit_error" },
   // Nginx's "client closed request": never seen by the client, only by logs and metrics.
   client_closed_request: { status: 499, type: "invalid_request_error" },
   invalid_config: { status: 500, type: "api_error" },
@@ -36,9 +38,17 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   network: { status: 502, type: "api_error" },
   aborted: { status: 502, type: "api_error" },
   usage_poll_failed: { status: 502, type: "api_error" },
+  connector_failed: { status: 502, type: "api_error" },
   no_available_target: { status: 503, type: "api_error" },
+  spend_store_unavailable: { status: 503, type: "api_error" },
   timeout: { status: 504, type: "api_error" },
 };
+
+/** 5xx codes not warned per request: already logged, or logged once per outage elsewhere. */
+const QUIET_CODES: ReadonlySet<GatewayErrorCode> = new Set([
+  "internal_error",
+  "spend_store_unavailable",
+]);
 
 /** The status and type of a gateway error code. */
 export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
@@ -47,19 +57,20 @@ export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
 
 /**
  * The error answer of any failure, in the client's `protocol` shape, with `retry-after` when
- * the error carries `retryAfterSec`; anything that is not a `GatewayError` is logged and
- * answered 500 `internal_error` without its message (it might hold a secret).
+ * the error carries `retryAfterSec`. A package's error is first mapped to its gateway code
+ * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
+ * 500 `internal_error` carrying that id but not the message (it might hold a secret).
  */
 export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
   let gatewayError: GatewayError;
   if (GatewayError.isInstance(error)) {
     gatewayError = error;
   } else {
-    logger.error({ err: error }, "unhandled error");
-    gatewayError = new GatewayError({ code: "internal_error", message: "internal error" });
+    gatewayError = packageErrorToGateway(error) ?? unknownError(logger, error);
   }
   const http = httpOfCode(gatewayError.code);
-  if (http.status >= 500 && gatewayError.code !== "internal_error") {
+  // The spend store warns once per outage itself; a line per refused request would flood.
+  if (http.status >= 500 && !QUIET_CODES.has(gatewayError.code)) {
     logger.warn({ code: gatewayError.code }, gatewayError.message);
   }
   const headers: Record<string, string> = { "content-type": "application/json" };

@@ -39,6 +39,16 @@ export const serverSchema = z.strictObject({
     .default(32 * 1024 * 1024),
   /** pino log level. */
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Longest wait for a client's request headers, milliseconds (Node's `headersTimeout`); a slow
+   * client cannot hold a socket open longer. Default 10 000.
+   */
+  headersTimeoutMs: z.number().int().positive().default(10_000),
+  /**
+   * Longest wait for a client's whole request, body included, milliseconds (Node's
+   * `requestTimeout`). Default 60 000. The answer (a long stream) is not limited by it.
+   */
+  requestTimeoutMs: z.number().int().positive().default(60_000),
 });
 
 /** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
@@ -50,6 +60,12 @@ export const storageSchema = z.strictObject({
   url: z.string().min(1).optional(),
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   keyPrefix: z.string().min(1).default("planfirst:"),
+  /**
+   * SQLite file where spend settles wait while Redis is unreachable (driver `redis`), replayed
+   * when it is back; relative to the working directory like `path`. One per process: two
+   * replicas on one machine each need their own. Default `.planfirst/spend-journal.db`.
+   */
+  journalPath: z.string().min(1).default(".planfirst/spend-journal.db"),
 });
 
 /** One upstream connection: a provider account reached through one wire protocol. */
@@ -68,6 +84,13 @@ export const connectionSchema = z.strictObject({
   models: z.array(z.string().min(1)).min(1),
   /** Upstream timeout in milliseconds: to the response headers, and between body chunks. */
   timeoutMs: z.number().int().positive().default(120_000),
+  /**
+   * Time to the first byte of a streamed answer (its response headers), milliseconds; default
+   * 30 000. A stream's headers come before generation, so a connection that has not answered
+   * by then is cooled and the request falls through. A non-stream answer's headers only come
+   * after the whole generation, so it waits `timeoutMs`.
+   */
+  firstByteTimeoutMs: z.number().int().positive().default(30_000),
   /** Extra headers sent upstream (no secrets: use `credential`). */
   headers: z.record(z.string(), z.string()).optional(),
   /** Usage endpoint to poll for quota; defaults per provider (claude, codex, github-copilot, openrouter). */
