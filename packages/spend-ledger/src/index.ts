@@ -34,9 +34,11 @@ export type {
   StoreSettleResult,
   WindowTotals,
 } from "./spend-store";
-export type { WorstCaseCost, WorstCaseCostInput } from "./worst-case-cost";
+export type { WorstCaseCost, WorstCaseCostInput, WorstCaseScan } from "./worst-case-cost";
 export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   estimateWorstCaseCost,
   INLINE_IMAGE_TOKENS,
+  priceWorstCase,
+  scanWorstCase,
 } from "./worst-case-cost";

@@ -4,6 +4,8 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   estimateWorstCaseCost,
   INLINE_IMAGE_TOKENS,
+  priceWorstCase,
+  scanWorstCase,
 } from "./worst-case-cost";
 
 const gpt = { inputPerMTok: 2, outputPerMTok: 8, maxOutputTokens: 32_768 };
@@ -152,5 +154,44 @@ describe("estimateWorstCaseCost", () => {
     expect(() =>
       estimateWorstCaseCost({ body: {}, protocol: "gemini" as "openai", price: sonnet }),
     ).toThrow(expect.objectContaining({ path: "protocol" }));
+  });
+});
+
+describe("scanWorstCase and priceWorstCase", () => {
+  const bodies: [unknown, "openai" | "anthropic"][] = [
+    [chatBody, "openai"],
+    [{ ...chatBody, max_completion_tokens: undefined, n: 3 }, "openai"],
+    [
+      {
+        max_tokens: 2_000,
+        system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
+        messages: [{ role: "user", content: "Hi" }],
+      },
+      "anthropic",
+    ],
+  ];
+
+  it("prices one scan at several prices exactly as a full estimate does at each", () => {
+    for (const [body, protocol] of bodies) {
+      const scan = scanWorstCase({ body, protocol });
+      for (const price of [gpt, sonnet, { inputPerMTok: 0.2, outputPerMTok: 0.8 }]) {
+        expect(priceWorstCase(scan, price)).toEqual(
+          estimateWorstCaseCost({ body, protocol, price }),
+        );
+        expect(priceWorstCase(scan, price, 100)).toEqual(
+          estimateWorstCaseCost({ body, protocol, price, maxOutputTokens: 100 }),
+        );
+      }
+    }
+  });
+
+  it("prices a scan without the body and still checks the operator limit", () => {
+    const scan = scanWorstCase({ body: chatBody, protocol: "openai" });
+    const cost = priceWorstCase(scan, gpt);
+    expect(cost.outputTokens).toBe(500);
+    expect(cost.inputTokens).toBe(scan.inputTokens);
+    expect(() => priceWorstCase(scan, gpt, 0)).toThrow(
+      expect.objectContaining({ path: "maxOutputTokens" }),
+    );
   });
 });

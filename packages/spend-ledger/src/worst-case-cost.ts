@@ -32,6 +32,22 @@ export interface WorstCaseCost {
 }
 
 /**
+ * The part of {@link estimateWorstCaseCost} that reads the body, and only the body: computed
+ * once per request and priced once per target with {@link priceWorstCase}, so a fall-through
+ * to a second paid target does not serialise and scan the body again.
+ */
+export interface WorstCaseScan {
+  /** Input tokens before any price: UTF-8 bytes / 3, rounded up, plus the inline images. */
+  readonly inputTokens: number;
+  /** The output limit the body asks for, if it asks for one. */
+  readonly requestedOutputTokens: number | undefined;
+  /** OpenAI `n` (1 for Anthropic or when absent). */
+  readonly choices: number;
+  /** True when the body carries Anthropic `cache_control`. */
+  readonly cacheControl: boolean;
+}
+
+/**
  * Upper bound on what a request can cost, for the reservation made before dispatch.
  *
  * Input: UTF-8 bytes of the body serialised as JSON, divided by 3 and rounded up. Real tokenisers
@@ -45,17 +61,43 @@ export interface WorstCaseCost {
  * Output: `max_completion_tokens`, `max_tokens` or `max_output_tokens` from the body, capped by
  * `maxOutputTokens` (or the catalog's `price.maxOutputTokens`); without a limit in the body, that
  * cap, or {@link DEFAULT_MAX_OUTPUT_TOKENS} when there is none. OpenAI `n` multiplies the output.
+ * Equal to `priceWorstCase(scanWorstCase(input), input.price, input.maxOutputTokens)`.
  */
 export function estimateWorstCaseCost(input: WorstCaseCostInput): WorstCaseCost {
-  const { body, protocol, price } = input;
+  return priceWorstCase(scanWorstCase(input), input.price, input.maxOutputTokens);
+}
+
+/**
+ * Reads everything the worst case needs from the body (the byte and image scan, the requested
+ * output limit, `n`, `cache_control`); throws `invalid_argument` for an unknown protocol or an
+ * invalid `max_*` or `n`. The result does not depend on any price.
+ */
+export function scanWorstCase(input: Pick<WorstCaseCostInput, "body" | "protocol">): WorstCaseScan {
+  const { body, protocol } = input;
   if (protocol !== "openai" && protocol !== "anthropic") {
     invalidArgument("protocol", '"openai" or "anthropic"', protocol);
   }
   const scan = scanBody(body);
-  const inputTokens = Math.ceil(scan.bytes / 3) + scan.images * INLINE_IMAGE_TOKENS;
+  return {
+    inputTokens: Math.ceil(scan.bytes / 3) + scan.images * INLINE_IMAGE_TOKENS,
+    requestedOutputTokens: readRequestedOutput(body, protocol),
+    choices: protocol === "openai" ? readChoices(body) : 1,
+    cacheControl: scan.cacheControl,
+  };
+}
 
-  const requested = readRequestedOutput(body, protocol);
-  const limit = input.maxOutputTokens ?? price.maxOutputTokens;
+/**
+ * The worst-case cost of a scanned body at one price: the output limit capped by
+ * `maxOutputTokens` (or `price.maxOutputTokens`), times `n`, and the cache-write price when the
+ * body asks for caching and that price is higher. No body is read here.
+ */
+export function priceWorstCase(
+  scan: WorstCaseScan,
+  price: WorstCaseCostInput["price"],
+  maxOutputTokens?: number,
+): WorstCaseCost {
+  const { inputTokens, requestedOutputTokens: requested } = scan;
+  const limit = maxOutputTokens ?? price.maxOutputTokens;
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) {
     invalidArgument("maxOutputTokens", "a positive integer", limit);
   }
@@ -63,8 +105,7 @@ export function estimateWorstCaseCost(input: WorstCaseCostInput): WorstCaseCost 
     requested === undefined
       ? (limit ?? DEFAULT_MAX_OUTPUT_TOKENS)
       : Math.min(requested, limit ?? requested);
-  const choices = protocol === "openai" ? readChoices(body) : 1;
-  const outputTokens = perChoice * choices;
+  const outputTokens = perChoice * scan.choices;
 
   const writesCache =
     scan.cacheControl &&
