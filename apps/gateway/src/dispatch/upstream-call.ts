@@ -49,6 +49,9 @@ export class UpstreamCalls {
       body,
       timeoutMs: connection.config.timeoutMs,
       idleTimeoutMs: connection.config.timeoutMs,
+      // A stream's headers come before generation, a whole answer's only after it: only a
+      // stream can be given up on that early without cutting off a long answer.
+      firstByteTimeoutMs: request.stream ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
   }

@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
+import type { Socket } from "node:net";
 import { UpstreamError } from "./upstream-error";
 
 /**
@@ -26,6 +27,11 @@ export interface UpstreamRequest {
   body: string | Buffer;
   /** Whole request until the response headers arrive, milliseconds. */
   timeoutMs: number;
+  /**
+   * A shorter wait for the response headers (the first byte), milliseconds; the header wait is
+   * the smaller of this and `timeoutMs`. Default none.
+   */
+  firstByteTimeoutMs?: number;
   /** Longest gap allowed between two body chunks, milliseconds; default none. */
   idleTimeoutMs?: number;
   /** Aborts the call at any point, the body included. */
@@ -88,7 +94,9 @@ function errorCode(error: unknown): string | undefined {
 /**
  * Creates the upstream client: node:http / node:https with one keep-alive Agent per origin,
  * reused across calls. A request that fails with a reset on a reused pooled socket (the server
- * closed it while idle) is sent once more on a fresh socket.
+ * closed it while idle) is sent once more on a fresh socket only when that cannot send it
+ * twice: a GET always, a POST only when not one byte of it had been handed to the socket (a
+ * POST the upstream may have read may have been billed, so it fails like any network error).
  */
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
   const maxSockets = options.maxSockets ?? 64;
@@ -178,6 +186,10 @@ const MAX_CACHED_TARGETS = 256;
 class PendingCall {
   settled = false;
   headerTimer: NodeJS.Timeout | undefined;
+  /** The header wait actually armed: the smaller of `timeoutMs` and `firstByteTimeoutMs`. */
+  headerWaitMs = 0;
+  /** The socket's `bytesWritten` when it was given this request; undefined before that. */
+  bytesBefore: number | undefined;
 
   constructor(
     readonly req: http.ClientRequest,
@@ -232,8 +244,10 @@ function attempt(
     });
     const call = new PendingCall(req, request, target, mayRetry, resolve, reject);
     req[PENDING_CALL] = call;
-    call.headerTimer = setTimeout(onHeaderTimeout, request.timeoutMs, call);
+    call.headerWaitMs = headerWaitOf(request);
+    call.headerTimer = setTimeout(onHeaderTimeout, call.headerWaitMs, call);
     signal?.addEventListener("abort", call, { once: true });
+    req.once("socket", onCallSocket);
     req.on("error", onCallError);
     req.on("response", onCallResponse);
     req.end(body);
@@ -246,7 +260,7 @@ function onHeaderTimeout(call: PendingCall): void {
     new UpstreamError({
       code: "timeout",
       origin,
-      message: `no response from ${origin} within ${call.request.timeoutMs} ms`,
+      message: `no response from ${origin} within ${call.headerWaitMs} ms`,
     }),
   );
 }
@@ -258,7 +272,12 @@ function onCallError(this: CallRequest, error: Error): void {
   call.settled = true;
   call.request.signal?.removeEventListener("abort", call);
   const code = errorCode(error);
-  if (call.mayRetry && this.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")) {
+  if (
+    call.mayRetry &&
+    this.reusedSocket &&
+    (code === "ECONNRESET" || code === "EPIPE") &&
+    neverSent(call, this)
+  ) {
     call.resolve(attempt(call.request, call.target, false));
     return;
   }
@@ -273,6 +292,32 @@ function onCallError(this: CallRequest, error: Error): void {
           cause: error,
         }),
   );
+}
+
+/** The smaller of the request's header timeouts. */
+function headerWaitOf(request: UpstreamRequest): number {
+  const firstByte = request.firstByteTimeoutMs;
+  return firstByte !== undefined && firstByte > 0 && firstByte < request.timeoutMs
+    ? firstByte
+    : request.timeoutMs;
+}
+
+function onCallSocket(this: CallRequest, socket: Socket): void {
+  // Node hands the request's bytes to the socket only after this event (next tick).
+  this[PENDING_CALL]!.bytesBefore = socket.bytesWritten ?? 0;
+}
+
+/**
+ * True when re-sending cannot duplicate the call: a GET (idempotent), or a request of which no
+ * byte reached the socket (`bytesWritten` counts what was handed to the kernel and what waits
+ * in the socket's buffer, so an unchanged count proves nothing left this process). Anything
+ * else may have been read, and billed, by the upstream.
+ */
+function neverSent(call: PendingCall, req: CallRequest): boolean {
+  if ((call.request.method ?? "POST") === "GET") return true;
+  if (call.bytesBefore === undefined) return true;
+  const written = req.socket?.bytesWritten;
+  return written !== undefined && written === call.bytesBefore;
 }
 
 function onCallResponse(this: CallRequest, res: IncomingMessage): void {
