@@ -1,9 +1,17 @@
-import type { QuotaState, QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
+import type {
+  KnownReset,
+  OverageObservation,
+  ProbeLease,
+  QuotaState,
+  QuotaWindow,
+  UpstreamFailure,
+} from "@planfirst/quota-cache";
 import type { SpendLedger } from "@planfirst/spend-ledger";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "./config/schema";
 import type { ResolvedSecrets } from "./config/secrets";
 import type { GatewayMetrics } from "./observability/metrics";
+import type { PlanRefresh } from "./pollers/plan-refresh";
 import type { UpstreamClient } from "./upstream";
 
 /** The quota-cache calls the gateway makes (a `createQuotaCache` result satisfies it). */
@@ -15,6 +23,16 @@ export interface GatewayQuotaCache {
     options?: { model?: string },
   ): unknown;
   get(provider: string, connectionId: string, model?: string): QuotaState | undefined;
+  /** Live overage evidence (ladder.md §14): stored per connection, read by the ladder (E3). */
+  observeEvidence(connectionId: string, observation: OverageObservation): unknown;
+  overageEvidence(connectionId: string): OverageObservation[];
+  /** P3: a hard-stop plan answered 2xx with no quota reading. */
+  recordServed(connectionId: string, model?: string): unknown;
+  /** P1: the probe lease of a connection (single-flight, across replicas on Redis). */
+  tryAcquireProbe(connectionId: string, ttlMs: number): Promise<ProbeLease | null>;
+  isProbeInFlight(connectionId: string): boolean;
+  /** S2a: every live window's reset, soonest first. */
+  knownResets(connectionIds?: readonly string[]): KnownReset[];
 }
 
 /** The cooldown-book calls the gateway makes (a `createCooldownBook` result satisfies it). */
@@ -53,4 +71,6 @@ export interface GatewayDeps {
   now: () => number;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** On-request and at-reset refreshes of plan readings (S2a), set by `createGateway`. */
+  planRefresh?: PlanRefresh;
 }

@@ -28,6 +28,7 @@ import type { GatewayDeps } from "./deps";
 import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
 import { registerStateGauges } from "./app/state-gauges";
+import { startPlanRefresh } from "./pollers/start-plan-refresh";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import { statusLevels } from "./status/gateway-status";
 import { historyStoreFor } from "./status/history-store-for";
@@ -50,6 +51,11 @@ export interface CreateGatewayOptions {
   pollCheckIntervalMs?: number;
   /** Random delay before each usage poll, in ms (spreads replicas). Default 2 000. */
   usagePollJitterMs?: number;
+  /**
+   * Refresh plan readings at each known window reset (S2a), whatever `pollUsage` says: they
+   * poll only once a reset has passed, through the same scheduler. Default true.
+   */
+  resetTimers?: boolean;
 }
 
 /** A running gateway's parts: the Hono app, its deps, start-up warnings and `close()`. */
@@ -138,7 +144,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       cooldowns,
       now,
       logger,
+      metrics,
     }),
+  });
+  const planRefresh = startPlanRefresh(deps, built.context.table, scheduler, polled, {
+    resetTimers: options.resetTimers !== false,
   });
   const poll = async (): Promise<RefreshOutcome[]> => {
     if (polled.length === 0) return [];
@@ -170,6 +180,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     refreshUsage: poll,
     async close() {
       if (timer) clearInterval(timer);
+      planRefresh.close();
       upstream.close();
       await Promise.allSettled([
         statusTracker.close(),

@@ -4,10 +4,8 @@ import { SpendLedgerError } from "@planfirst/spend-ledger";
 import { TierResolverError } from "@planfirst/tier-resolver";
 import type { Logger } from "pino";
 import { ConnectorError } from "../connectors/connector-error";
+import { spendStoreUnavailable } from "../dispatch/paid-refusals";
 import { GatewayError } from "../errors";
-
-/** Seconds a client is told to wait before retrying while the spend store is unreachable. */
-export const SPEND_STORE_RETRY_AFTER_SEC = 1;
 
 /**
  * The gateway error for an error thrown by one of our packages, or undefined when `error` is
@@ -46,16 +44,6 @@ export function packageErrorToGateway(error: unknown): GatewayError | undefined 
     return new GatewayError({ code: "invalid_config", message: error.message, cause: error });
   }
   return undefined;
-}
-
-/** `503 spend_store_unavailable` with a short Retry-After, for a spend store that cannot answer. */
-export function spendStoreUnavailable(cause: unknown): GatewayError {
-  return new GatewayError({
-    code: "spend_store_unavailable",
-    message: "the spend store is unreachable, so no paid request can be admitted; retry shortly",
-    cause,
-    retryAfterSec: SPEND_STORE_RETRY_AFTER_SEC,
-  });
 }
 
 /**

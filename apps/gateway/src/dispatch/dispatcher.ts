@@ -10,7 +10,15 @@ import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { emptyPoolError } from "./empty-pool";
-import { type Admission, admit, FREE_ADMISSION } from "./reservation";
+import {
+  admitOrSkip,
+  anyBudgetSpent,
+  budgetExhaustedError,
+  onlyOutcome,
+  STORE_DOWN,
+  spendStoreUnavailable,
+} from "./paid-refusals";
+import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
@@ -53,6 +61,10 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
   ): GatewayError {
     const nowMs = now();
     metrics.countRequest("none", "none", "exhausted", nowMs);
+    // auto/thrifty with nothing left because the paid budgets are spent: say so, and when.
+    if (resolution.kind === "auto" && resolution.grouping === "thrifty" && anyBudgetSpent(ledger)) {
+      return budgetExhaustedError(deps.config.subscriptionLadder, nowMs, attempts);
+    }
     return emptyPoolError({
       modelId: request.modelId,
       grouping: resolution.grouping,
@@ -71,6 +83,10 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
   ): GatewayError {
     if (resolution.grouping === "subscription") {
       return exhausted(resolution, request, state.attempts);
+    }
+    if (onlyOutcome(state.attempts, STORE_DOWN)) return spendStoreUnavailable();
+    if (onlyOutcome(state.attempts, "budget_refused")) {
+      return budgetExhaustedError(deps.config.subscriptionLadder, now(), state.attempts);
     }
     metrics.countRequest("none", "none", "all_failed", now());
     if (state.rateLimited) {
@@ -108,7 +124,11 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         continue;
       }
       // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
-      const admission = isPaidRung(target.rung) ? await admit(ledger, target, request) : FREE;
+      const admission = isPaidRung(target.rung) ? await admitOrSkip(ledger, target, request) : FREE;
+      if (admission === STORE_DOWN) {
+        attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
+        continue;
+      }
       if (admission.hold === null) {
         attempt.fallThrough(admission.refused);
         continue;

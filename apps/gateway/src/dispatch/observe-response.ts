@@ -4,6 +4,7 @@ import {
   type UpstreamFailure,
 } from "@planfirst/quota-cache";
 import type { GatewayDeps } from "../deps";
+import { reportImplausibleTimes } from "../observability/implausible-times";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamResponse } from "../upstream";
 
@@ -16,17 +17,29 @@ export function isClientFault(status: number): boolean {
 }
 
 /**
+ * True when an upstream answer goes back to the client as its own fault: a client-fault status
+ * that the parser did not read as a money refusal. A Claude 400 "Third-party apps now draw from
+ * your extra usage…" says this connection would bill, not that the request is wrong (E4): the
+ * request falls through to the next target instead.
+ */
+export function isClientFaultAnswer(status: number, failure: UpstreamFailure | undefined): boolean {
+  return isClientFault(status) && failure?.kind !== "money_refusal";
+}
+
+/**
  * Passive quota observation: every response's signals go to the connection that sent it. A
  * failure the provider's parser did not name is read from the bare status (quota-cache's
  * `failureOfStatus`), except for the client's own faults, which say nothing about the
  * connection. The failure, if any, is recorded and cools the connection for the model.
  */
 export function observeResponse(
-  deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "now">,
+  deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "now" | "metrics" | "logger">,
   target: DispatchTarget,
   status: number,
   headers: UpstreamResponse["headers"],
   body: unknown,
+  /** The connector's own reading of the failure; wins over the generic parser's. */
+  classified?: UpstreamFailure | null,
 ): UpstreamFailure | undefined {
   const connectionId = target.connection.config.id;
   const signals = parseResponseSignals(target.provider, {
@@ -37,7 +50,11 @@ export function observeResponse(
     model: target.model,
   });
   if (signals.windows.length > 0) deps.quotaCache.observe(connectionId, signals.windows);
-  let failure = signals.failure;
+  // E1/E2/E4: the account's own word on whether it bills past (or instead of) its plan; stored
+  // before the failure so an `on` from a money refusal is in force for the very next pool build.
+  if (signals.evidence) deps.quotaCache.observeEvidence(connectionId, signals.evidence);
+  reportImplausibleTimes(deps, connectionId, signals.implausible);
+  let failure = classified ?? signals.failure;
   if (!failure && !isClientFault(status)) failure = failureOfStatus(status);
   if (failure) {
     deps.quotaCache.observeFailure(connectionId, failure, { model: target.model });

@@ -6,7 +6,7 @@ import { UpstreamError, type UpstreamResponse } from "../upstream";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { serveNonStream } from "./non-stream";
-import { isClientFault, observeResponse } from "./observe-response";
+import { isClientFaultAnswer, observeResponse } from "./observe-response";
 import type { ReservationHold } from "./reservation";
 import { streamResponse } from "./stream";
 import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
@@ -63,7 +63,7 @@ export async function tryTarget(
     const text = await response.text().catch(() => "");
     const body = parseJsonObject(text) ?? undefined;
     const failure = observeResponse(deps, target, response.status, response.headers, body);
-    if (isClientFault(response.status)) {
+    if (isClientFaultAnswer(response.status, failure)) {
       const reply = clientFaultReply(
         attempt,
         request,

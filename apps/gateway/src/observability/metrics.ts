@@ -28,6 +28,8 @@ export interface GatewayMetrics {
   countFallthrough(fromRung: string, connection: string, reason: string): void;
   /** Time from sending upstream to its response headers, in milliseconds. */
   observeUpstreamLatency(connection: string, latencyMs: number): void;
+  /** An upstream time (reset, retry) beyond what its window allows was dropped (issue 15). */
+  countImplausibleTime(connection: string, source: string): void;
   /** Registers a gauge family collected at scrape time. */
   registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;
   /** Requests per rung over the last `windowMs` (default one hour). */
@@ -44,6 +46,7 @@ const FALLTHROUGH_LABELS = ["rung", "connection", "reason"] as const;
 export function createMetrics(): GatewayMetrics {
   const requests = new Map<string, number>();
   const fallthroughs = new Map<string, number>();
+  const implausibleTimes = new Map<string, number>();
   const latency = new Map<string, Histogram>();
   const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
   // Requests per rung per minute for the last hour: minute index → rung → count.
@@ -95,6 +98,10 @@ export function createMetrics(): GatewayMetrics {
     countFallthrough(fromRung, connection, reason) {
       bump(fallthroughs, labels(FALLTHROUGH_LABELS, fromRung, connection, reason));
     },
+    countImplausibleTime(connection, source) {
+      // Rare (a misbehaving upstream), so the label text is built on each call.
+      bump(implausibleTimes, labelText({ connection, source }));
+    },
     observeUpstreamLatency(connection, latencyMs) {
       let histogram = latency.get(connection);
       if (!histogram) {
@@ -140,6 +147,13 @@ export function createMetrics(): GatewayMetrics {
         "counter",
         "Targets that failed and passed the request to the next target.",
         fallthroughs,
+      );
+      family(
+        lines,
+        "planfirst_implausible_times_total",
+        "counter",
+        "Upstream reset or retry times dropped as beyond their window, by connection and source.",
+        implausibleTimes,
       );
       lines.push("# HELP planfirst_upstream_latency_seconds Time to upstream response headers.");
       lines.push("# TYPE planfirst_upstream_latency_seconds histogram");

@@ -2,8 +2,10 @@ import { parseUsagePayload } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
 import { GatewayError } from "../errors";
+import type { GatewayMetrics } from "../observability/metrics";
 import type { RoutedConnection } from "../routing/routing-table";
 import { ANTHROPIC_OAUTH_BETA, type UpstreamClient } from "../upstream";
+import { observeUsageEvidence } from "./usage-evidence";
 
 /**
  * The usage endpoint of a connection, or null when it has none: Claude OAuth usage
@@ -55,6 +57,8 @@ export function createUsagePoller(deps: {
   cooldowns: GatewayCooldowns;
   now: () => number;
   logger: Logger;
+  /** Counts implausible times in usage payloads (`planfirst_implausible_times_total`). */
+  metrics?: GatewayMetrics;
 }): (connectionId: string) => Promise<void> {
   return async (connectionId) => {
     const connection = deps.connections.get(connectionId);
@@ -96,6 +100,7 @@ export function createUsagePoller(deps: {
     }
     const windows = parseUsagePayload(connection.config.provider, payload, deps.now());
     if (windows.length > 0) deps.quotaCache.observe(connectionId, windows);
+    observeUsageEvidence(deps, connectionId, connection.config.provider, payload, deps.now());
     deps.logger.debug({ connection: connectionId, windows: windows.length }, "usage polled");
   };
 }

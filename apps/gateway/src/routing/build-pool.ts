@@ -35,6 +35,54 @@ export function buildTargets(
   live: PoolLiveState,
   ladderOptions: LadderOptions,
 ): DispatchTarget[] {
+  const { candidates, pool } = candidatePool(groups, client, live);
+  const laddered =
+    grouping === "subscription"
+      ? filterSubscriptionOnlyCandidates(pool, ladderOptions)
+      : orderPoolByRung(pool, ladderOptions);
+
+  const groupOf = new Map<string, CandidateGroup>();
+  for (const { group } of candidates) {
+    groupOf.set(`${group.provider}\u0000${group.model}\u0000${group.rung}`, group);
+  }
+  const targets: DispatchTarget[] = [];
+  for (const candidate of laddered) {
+    const ids =
+      candidate.allowedConnectionIds ?? (candidate.connectionId ? [candidate.connectionId] : []);
+    for (const id of ids) {
+      const connection = table.connections.get(id);
+      const rung = table.rungOf(id, candidate.model);
+      if (!connection || !rung) continue;
+      const group = groupOf.get(`${candidate.provider}\u0000${candidate.model}\u0000${rung}`);
+      if (!group) continue;
+      targets.push({
+        model: candidate.model,
+        provider: candidate.provider,
+        rung,
+        connection,
+        group,
+      });
+    }
+  }
+  return targets;
+}
+
+/** The pool handed to the ladder, and the group behind each of its candidates (same index). */
+export interface CandidatePool {
+  readonly candidates: readonly { group: CandidateGroup; ids: string[]; key: number }[];
+  readonly pool: LadderCandidate[];
+}
+
+/**
+ * Steps 3–5: the candidates of `groups` minus the connections the gateway keeps out (client
+ * scope, cooldown), in the within-rung order, before the ladder. `buildTargets` and the probe
+ * path (`probeTargets`) both start from it, so a probe never reaches a cooling connection.
+ */
+export function candidatePool(
+  groups: readonly CandidateGroup[],
+  client: ClientIdentity,
+  live: PoolLiveState,
+): CandidatePool {
   const candidates: { group: CandidateGroup; ids: string[]; key: number }[] = [];
   for (const group of groups) {
     let ids: string[] | null = null;
@@ -76,35 +124,7 @@ export function buildTargets(
     connectionId: null,
     allowedConnectionIds: ids,
   }));
-  const laddered =
-    grouping === "subscription"
-      ? filterSubscriptionOnlyCandidates(pool, ladderOptions)
-      : orderPoolByRung(pool, ladderOptions);
-
-  const groupOf = new Map<string, CandidateGroup>();
-  for (const { group } of candidates) {
-    groupOf.set(`${group.provider}\u0000${group.model}\u0000${group.rung}`, group);
-  }
-  const targets: DispatchTarget[] = [];
-  for (const candidate of laddered) {
-    const ids =
-      candidate.allowedConnectionIds ?? (candidate.connectionId ? [candidate.connectionId] : []);
-    for (const id of ids) {
-      const connection = table.connections.get(id);
-      const rung = table.rungOf(id, candidate.model);
-      if (!connection || !rung) continue;
-      const group = groupOf.get(`${candidate.provider}\u0000${candidate.model}\u0000${rung}`);
-      if (!group) continue;
-      targets.push({
-        model: candidate.model,
-        provider: candidate.provider,
-        rung,
-        connection,
-        group,
-      });
-    }
-  }
-  return targets;
+  return { candidates, pool };
 }
 
 function compareKeys(a: number, b: number): number {

@@ -7,6 +7,17 @@ export interface PoolLiveState {
   isCoolingDown(connectionId: string, model: string): boolean;
   /** When a cooldown ends (epoch ms or ISO); read only to explain one. */
   cooldownUntil?(connectionId: string, model: string): unknown;
+  /**
+   * S2b: true while a refresh or probe of a plan connection is due or in flight (its reading is
+   * past its reset and can be retaken, or a probe holds its lease), so a strict error says
+   * `Retry-After: 1` instead of some later window's reset. Absent = never.
+   */
+  refreshDue?(provider: string, connectionId: string, model: string): boolean;
+  /**
+   * Why a connection bills by its own account's word (fresh evidence `on`, E1), for the words
+   * of an exclusion; undefined when it has none. Absent = never said.
+   */
+  billingEvidence?(connectionId: string): string | undefined;
 }
 
 /** Why the gateway keeps a connection out before the ladder runs. */
@@ -37,7 +48,8 @@ export function describeExclusion(
 ): string {
   if (kind === "client_scope") return "not usable by this client key";
   const until = live.cooldownUntil?.(connectionId, model);
-  return `cooling down${until ? ` until ${formatInstant(until)}` : ""}`;
+  const bills = live.billingEvidence?.(connectionId);
+  return `cooling down${until ? ` until ${formatInstant(until)}` : ""}${bills ? `; ${bills}` : ""}`;
 }
 
 function formatInstant(value: unknown): string {

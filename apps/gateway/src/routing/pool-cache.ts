@@ -34,7 +34,8 @@ type Lookup =
       model: string;
       value: QuotaState | undefined;
     }
-  | { kind: "spend"; rung: PaidRung; value: number | null };
+  | { kind: "spend"; rung: PaidRung; value: number | null }
+  | { kind: "evidence"; connectionId: string; value: string };
 
 type PaidRung = Parameters<NonNullable<LadderOptions["resolveRungSpendUsd"]>>[0];
 
@@ -91,6 +92,14 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
             return false;
           }
           break;
+        case "evidence":
+          if (
+            evidenceKey(ladderOptions.resolveOverageEvidence?.(lookup.connectionId)) !==
+            lookup.value
+          ) {
+            return false;
+          }
+          break;
       }
     }
     return true;
@@ -121,6 +130,9 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
       },
     };
     const resolveRungSpendUsd = ladderOptions.resolveRungSpendUsd;
+    const resolveOverageEvidence = ladderOptions.resolveOverageEvidence;
+    // Evidence ages out of E3's freshness like a reading: the pool is rebuilt when it does.
+    let evidenceUntilMs = Infinity;
     const recordingLadder: LadderOptions = {
       ...ladderOptions,
       resolveQuotaState(provider, connectionId, model) {
@@ -139,6 +151,23 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
             },
           }
         : {}),
+      ...(resolveOverageEvidence
+        ? {
+            resolveOverageEvidence(connectionId) {
+              const value = resolveOverageEvidence(connectionId);
+              if (once(`e\u0000${connectionId}`)) {
+                lookups.push({ kind: "evidence", connectionId, value: evidenceKey(value) });
+                for (const observation of evidenceList(value)) {
+                  const observedMs = Date.parse(observation.observedAt);
+                  if (!Number.isNaN(observedMs)) {
+                    evidenceUntilMs = Math.min(evidenceUntilMs, observedMs + maxStateAgeMs + 1);
+                  }
+                }
+              }
+              return value;
+            },
+          }
+        : {}),
     };
     const targets = buildTargets(
       table,
@@ -148,7 +177,7 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
       recordingLive,
       recordingLadder,
     );
-    let validUntilMs = Infinity;
+    let validUntilMs = evidenceUntilMs;
     for (const lookup of lookups) {
       if ((lookup.kind === "pool-quota" || lookup.kind === "ladder-quota") && lookup.value) {
         validUntilMs = Math.min(validUntilMs, turnsAtMs(lookup.value, maxStateAgeMs));
@@ -173,6 +202,20 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
       return built.targets;
     },
   };
+}
+
+type EvidenceAnswer = ReturnType<NonNullable<LadderOptions["resolveOverageEvidence"]>>;
+
+function evidenceList(value: EvidenceAnswer): readonly { evidence: string; observedAt: string }[] {
+  if (!value) return [];
+  return Array.isArray(value) ? value : [value as { evidence: string; observedAt: string }];
+}
+
+/** The part of an evidence answer E3 reads, as one comparable string. */
+function evidenceKey(value: EvidenceAnswer): string {
+  return evidenceList(value)
+    .map((observation) => `${observation.evidence}@${observation.observedAt}`)
+    .join(",");
 }
 
 /** The fields of a reading the pool order and the ladder read. */
