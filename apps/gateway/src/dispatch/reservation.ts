@@ -1,4 +1,10 @@
-import { estimateWorstCaseCost, microToUsd, type Reservation } from "@planfirst/spend-ledger";
+import {
+  microToUsd,
+  priceWorstCase,
+  type Reservation,
+  scanWorstCase,
+  type WorstCaseScan,
+} from "@planfirst/spend-ledger";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayLedger } from "../deps";
 import type { DispatchTarget } from "../routing/build-pool";
@@ -50,10 +56,29 @@ export const FREE_ADMISSION: Admission = {
 };
 
 /**
+ * Body scans by request. The first paid target of a request serialises and scans its body;
+ * a fall-through to a later paid target prices the same scan (only the multiplication by its
+ * price differs). The body is the client's, parsed once and never changed by dispatch, so one
+ * scan is right for every target; the entry goes with the request.
+ */
+const scans = new WeakMap<ClientRequest, WorstCaseScan>();
+
+/** The worst-case scan of `request`'s body, computed on the first call for that request. */
+export function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
+  let scanned = scans.get(request);
+  if (scanned === undefined) {
+    scanned = scanWorstCase(request);
+    scans.set(request, scanned);
+  }
+  return scanned;
+}
+
+/**
  * Reserves the worst-case cost of `request` on `target` before anything is sent (§7): free
  * rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
  * budget (its spend could not be bounded, so it must not bill by surprise) and let through
- * unreserved when it has none; a reservation the ledger refuses skips the target.
+ * unreserved when it has none; a reservation the ledger refuses skips the target. The body is
+ * scanned once per request (see {@link worstCaseScanOf}).
  */
 export async function admit(
   ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd">,
@@ -68,7 +93,7 @@ export async function admit(
     }
     return FREE_ADMISSION;
   }
-  const estimate = estimateWorstCaseCost({ body: request.body, protocol: request.protocol, price });
+  const estimate = priceWorstCase(worstCaseScanOf(request), price);
   const reserved = await ledger.reserve({
     rung: target.rung,
     connectionId: target.connection.config.id,

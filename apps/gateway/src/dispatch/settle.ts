@@ -8,7 +8,9 @@ import type { ClientRequest } from "./types";
  * Books the real cost of a served request (micro-USD, rounded up) against its reservation and
  * resolves to the receipt's decimal string; "0" when nothing was reserved or the group has no
  * price. No usage reported books the input estimate, since the upstream has billed the prompt.
- * A failing ledger is logged, never thrown.
+ * The booking runs off the response path: this resolves once the cost is known, without
+ * waiting for the ledger's durable commit (the gateway's `close()` flushes the ledger). A
+ * failing ledger is logged, never thrown.
  */
 export async function settleSpend(
   deps: Pick<GatewayDeps, "ledger" | "logger">,
@@ -35,18 +37,27 @@ export async function settleSpend(
       price,
     );
   }
-  try {
-    await deps.ledger.settle(reservation, microToUsd(costMicro), {
-      connectionId: target.connection.config.id,
-      model: target.model,
-      inputTokens: tokens.inputTokens,
-      outputTokens: tokens.outputTokens,
-      cachedInputTokens: tokens.cachedInputTokens,
-      cacheWriteTokens: tokens.cacheWriteTokens,
-      clientKeyId: request.client.id,
-    });
-  } catch (error) {
+  // Not awaited: the client's answer does not wait for the settle's batch to commit. The
+  // reservation was durable before the upstream was called, so a settle that fails (or a crash
+  // before its batch commits) leaves that reservation held until it expires: the books then
+  // over-count this request by its worst case, never under-count it. That is logged here.
+  const onFailure = (error: unknown) =>
     deps.logger.error({ err: error, requestId: request.requestId }, "settling spend failed");
+  try {
+    deps.ledger
+      .settle(reservation, microToUsd(costMicro), {
+        connectionId: target.connection.config.id,
+        model: target.model,
+        inputTokens: tokens.inputTokens,
+        outputTokens: tokens.outputTokens,
+        cachedInputTokens: tokens.cachedInputTokens,
+        cacheWriteTokens: tokens.cacheWriteTokens,
+        clientKeyId: request.client.id,
+      })
+      .catch(onFailure);
+  } catch (error) {
+    // A ledger that throws synchronously (an invalid argument) is the same failure.
+    onFailure(error);
   }
   return formatUsd(costMicro);
 }
