@@ -73,7 +73,7 @@ export interface Gateway {
    * the reason). Never rejects.
    */
   refreshUsage(): Promise<RefreshOutcome[]>;
-  /** Stops pollers, closes the upstream pool and the stores. */
+  /** Stops pollers, closes the upstream pool, flushes the spend ledger and closes the stores. */
   close(): Promise<void>;
 }
 
@@ -182,6 +182,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       if (timer) clearInterval(timer);
       planRefresh.close();
       upstream.close();
+      // Settles run off the response path: every one accepted so far is made durable before
+      // the stores close. One that cannot be leaves its reservation to expire (over-counts).
+      await ledger.flush().catch((error: unknown) => {
+        logger.error({ err: error }, "flushing the spend ledger at close failed");
+      });
       await Promise.allSettled([
         statusTracker.close(),
         stores.quota.close(),
