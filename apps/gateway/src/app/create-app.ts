@@ -98,7 +98,7 @@ export function nodeFastPaths(context: AppContext): ReadonlyMap<string, NodeRout
   for (const route of completionRoutes()) {
     paths.set(
       fastPathKey(route.method, route.path),
-      completionNodeHandler(context, route.protocol),
+      completionNodeHandler(context, route),
     );
   }
   return paths;

@@ -81,6 +81,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     request: ClientRequest,
     state: RequestState,
   ): GatewayError {
+    // No target's protocol could carry the request: the 400 names the field.
+    if (state.refusal && state.attempts.every(isRefusal)) return state.refusal;
     if (resolution.grouping === "subscription") {
       return exhausted(resolution, request, state.attempts);
     }
@@ -145,4 +147,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
   }
 
   return { table, ladderOptions, live, dispatch };
+}
+
+/** An attempt skipped because its protocol could not carry the request. */
+function isRefusal(attempt: AttemptRecord): boolean {
+  return attempt.outcome === "unsupported_field" || attempt.outcome === "invalid_field";
 }

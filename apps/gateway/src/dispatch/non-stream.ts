@@ -1,5 +1,5 @@
 import type { GatewayDeps } from "../deps";
-import { extractUsage, type NormalizedUsage, toClientResponse } from "../protocols";
+import { type NormalizedUsage, responseUsage, translateResponse } from "../protocols";
 import { parseJsonObject } from "../protocols/ir/guards";
 import { UpstreamError, type UpstreamResponse } from "../upstream";
 import type { Attempt } from "./attempt";
@@ -8,12 +8,14 @@ import { receiptOf, writeReceipt } from "./receipt";
 import type { ReservationHold } from "./reservation";
 import { settleSpend } from "./settle";
 import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
+import { type UpstreamBody, writeDropped } from "./upstream-body";
 
 const JSON_HEADERS = "application/json";
 
 /**
- * Serves a whole (non-stream) 2xx upstream answer: reads the body, translates it when the
- * protocols differ, settles spend against the reservation and writes the receipt. A body that
+ * Serves a whole (non-stream) 2xx upstream answer: reads the body, passes it through byte for
+ * byte when the upstream speaks the client's protocol and translates it through the hub when
+ * not (listing dropped fields in `x-planfirst-dropped`), settles spend against the reservation and writes the receipt. A body that
  * breaks off or cannot be read falls through (no cooldown: the upstream did answer); a client
  * that hung up rejects with `client_closed_request`.
  */
@@ -24,9 +26,10 @@ export async function serveNonStream(
   request: ClientRequest,
   response: UpstreamResponse,
   attemptCount: number,
+  prepared: UpstreamBody,
 ): Promise<TargetOutcome> {
   const { target } = attempt;
-  const upstreamProtocol = target.connection.config.protocol;
+  const upstreamProtocol = prepared.protocol;
   let text: string;
   try {
     text = await response.text();
@@ -43,17 +46,20 @@ export async function serveNonStream(
   }
   let clientText: string;
   let usage: NormalizedUsage | null;
-  if (upstreamProtocol === request.protocol) {
+  let dropped: readonly string[] = prepared.dropped;
+  if (upstreamProtocol === request.api) {
     clientText = text;
-    usage = extractUsage(upstreamProtocol, parsed);
+    usage = responseUsage(upstreamProtocol, parsed);
   } else {
     try {
-      const translated = toClientResponse(upstreamProtocol, request.protocol, parsed, {
+      const translated = translateResponse(upstreamProtocol, request.api, parsed, {
         model: target.model,
         nowMs: deps.now(),
+        ...(prepared.request ? { request: prepared.request } : {}),
       });
       clientText = JSON.stringify(translated.body);
       usage = translated.usage;
+      if (translated.dropped.length > 0) dropped = [...dropped, ...translated.dropped];
     } catch {
       attempt.fallThrough("invalid_body");
       return FELL_THROUGH;
@@ -66,5 +72,6 @@ export async function serveNonStream(
   attempt.finish("ok");
   const headers: Record<string, string> = { "content-type": JSON_HEADERS };
   writeReceipt(headers, receiptOf(target, attemptCount, costUsd));
+  writeDropped(headers, dropped);
   return { served: { kind: "body", status: 200, headers, body: clientText } };
 }

@@ -2,12 +2,18 @@ import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import type { ClientStreamSource, StreamReply } from "../http/reply";
-import { createStreamRelay, type StreamBridge, type StreamRelay } from "../protocols";
+import {
+  type ClientStream,
+  codecFor,
+  createFrameRelay,
+  createStreamTranslator,
+} from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import { writeReceipt } from "./receipt";
 import { settleSpend } from "./settle";
 import type { ClientRequest } from "./types";
+import { type UpstreamBody, writeDropped } from "./upstream-body";
 
 /** Inputs of `streamResponse`. */
 export interface StreamInputs {
@@ -15,6 +21,8 @@ export interface StreamInputs {
   request: ClientRequest;
   target: DispatchTarget;
   response: UpstreamResponse;
+  /** The body sent upstream: its protocol, the fields dropped and the decoded client request. */
+  prepared: UpstreamBody;
   attempts: readonly AttemptRecord[];
   reservation: Reservation | null;
   /** Input tokens booked when the upstream reports no usage. */
@@ -32,22 +40,19 @@ export type StreamOutcome =
 const END = { text: "", done: true } as const;
 
 /**
- * Streams an upstream SSE response to the client through the protocol bridge. The response is
- * committed only once the bridge has produced client bytes; a failure before that returns
+ * Streams an upstream SSE response to the client: byte for byte through the frame relay when the
+ * upstream speaks the client's protocol, through the hub's stream translator when not. The
+ * response is committed only once the stream has produced client bytes; a failure before that returns
  * `{ ok: false }` so the dispatcher falls through to the next target. After the first byte, an
- * upstream failure or cut ends the stream with the bridge's explicit error frame, never a clean
+ * upstream failure or cut ends the stream with its explicit error frame, never a clean
  * end. A client that goes away aborts the upstream. Spend is settled exactly once either way.
  */
 export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcome> {
   const { deps, request, target, response } = inputs;
-  const relay = createStreamRelay(target.connection.config.protocol, request.protocol, {
-    model: target.model,
-    nowMs: deps.now(),
-    includeUsage: includeUsageRequested(request),
-  });
+  const relay = clientStreamFor(inputs);
   const iterator = response.chunks();
 
-  // Read until the bridge has something for the client (or the upstream fails first).
+  // Read until the stream has something for the client (or the upstream fails first).
   let first = "";
   let upstreamDone = false;
   try {
@@ -59,7 +64,7 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
         break;
       }
       first += relay.push(next.value);
-      if (relay.bridge.upstreamError()) break;
+      if (relay.upstreamError()) break;
     }
   } catch (error) {
     response.discard();
@@ -71,16 +76,16 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
         "client_closed",
         deps.now(),
       );
-      await settle(inputs, relay.bridge);
+      await settle(inputs, relay);
       return { ok: false, reason: "client_closed", clientGone: true };
     }
     return { ok: false, reason: "stream_failed_before_first_byte" };
   }
-  if (relay.bridge.upstreamError() || first === "") {
+  if (relay.upstreamError() || first === "") {
     response.discard();
     return {
       ok: false,
-      reason: relay.bridge.upstreamError() ? "stream_error_before_first_byte" : "empty_stream",
+      reason: relay.upstreamError() ? "stream_error_before_first_byte" : "empty_stream",
     };
   }
 
@@ -99,6 +104,7 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
     costUsd: inputs.reservation ? formatUsd(inputs.reservation.amountMicroUsd) : "0",
   });
   if (inputs.reservation) headers["x-planfirst-cost-basis"] = "reserved-upper-bound";
+  writeDropped(headers, inputs.prepared.dropped);
   const source = new UpstreamStreamSource(inputs, relay, iterator, first, upstreamDone);
   return { ok: true, reply: { kind: "stream", status: 200, headers, source } };
 }
@@ -109,7 +115,7 @@ class UpstreamStreamSource implements ClientStreamSource {
 
   constructor(
     private readonly inputs: StreamInputs,
-    private readonly relay: StreamRelay,
+    private readonly relay: ClientStream,
     private readonly iterator: ChunkReader,
     readonly first: string,
     private upstreamDone: boolean,
@@ -117,29 +123,30 @@ class UpstreamStreamSource implements ClientStreamSource {
 
   async next(): Promise<{ text: string; done: boolean }> {
     if (this.settled) return END;
-    if (this.upstreamDone) return this.closeClean("");
+    if (this.upstreamDone) return this.closeEnded("");
     const relay = this.relay;
     try {
       const next = await this.iterator.next();
       if (this.settled) return END;
-      if (next.done) return this.closeClean(relay.flush());
+      if (next.done) return this.closeEnded(relay.flush());
       const out = relay.push(next.value);
-      const upstreamError = relay.bridge.upstreamError();
+      const upstreamError = relay.upstreamError();
       if (upstreamError) {
-        const tail = relay.bridge.fail({
+        // The stream already carries the upstream's error frame; fail() adds one only if not.
+        const tail = relay.fail({
           type: upstreamError.type,
           code: "upstream_stream_error",
           message: upstreamError.message,
         });
         this.inputs.response.discard();
         void this.finish("stream_error");
-        return { text: tail, done: true };
+        return { text: out + tail, done: true };
       }
       return { text: out, done: false };
     } catch (error) {
       if (this.settled) return END;
       const timedOut = (error as { code?: string } | null)?.code === "timeout";
-      const tail = relay.bridge.fail({
+      const tail = relay.fail({
         type: "api_error",
         code: timedOut ? "upstream_timeout" : "upstream_stream_cut",
         message: timedOut
@@ -158,19 +165,14 @@ class UpstreamStreamSource implements ClientStreamSource {
     void this.finish("client_closed");
   }
 
-  /** The clean end when the upstream finished properly, else the explicit error frame. */
-  private closeClean(out: string): { text: string; done: boolean } {
-    const bridge = this.relay.bridge;
-    const finished = bridge.finished();
-    const tail = finished
-      ? bridge.end()
-      : bridge.fail({
-          type: "api_error",
-          code: "upstream_stream_cut",
-          message: "the upstream stream ended before it was complete",
-        });
-    void this.finish(finished ? "ok" : "stream_cut");
-    return { text: out + tail, done: true };
+  /**
+   * The upstream body ended and `out` is the stream's flushed tail: the clean end when the
+   * upstream finished properly, else the explicit error frame (`flush()` wrote either).
+   */
+  private closeEnded(out: string): { text: string; done: boolean } {
+    const relay = this.relay;
+    void this.finish(relay.finished() && relay.upstreamError() === null ? "ok" : "stream_cut");
+    return { text: out, done: true };
   }
 
   private finish(outcome: string): Promise<string> {
@@ -178,18 +180,18 @@ class UpstreamStreamSource implements ClientStreamSource {
     this.settled = true;
     const { deps, target } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
-    return settle(this.inputs, this.relay.bridge);
+    return settle(this.inputs, this.relay);
   }
 }
 
-/** Settles the stream's spend from the usage the bridge saw; never rejects. */
-function settle(inputs: StreamInputs, bridge: StreamBridge): Promise<string> {
+/** Settles the stream's spend from the usage the stream saw; never rejects. */
+function settle(inputs: StreamInputs, stream: ClientStream): Promise<string> {
   if (!inputs.reservation) return Promise.resolve("0");
   return settleSpend(
     inputs.deps,
     inputs.target,
     inputs.reservation,
-    bridge.usage(),
+    stream.usage(),
     inputs.request,
     inputs.estimatedInputTokens,
   ).catch(() => "0");
@@ -202,8 +204,26 @@ function clientWentAway(request: ClientRequest, error: unknown): boolean {
   );
 }
 
+/**
+ * The client side of the stream: the byte-faithful frame relay for a same-protocol upstream
+ * (hiding the usage-only chat chunk the gateway asked for when the client did not), else the
+ * hub's translator from the upstream's protocol to the client's.
+ */
+function clientStreamFor(inputs: StreamInputs): ClientStream {
+  const { request, prepared, target, deps } = inputs;
+  if (prepared.protocol === request.api) {
+    return createFrameRelay(codecFor(request.api), {
+      hideUsageOnlyChunks: request.api === "openai-chat" && !includeUsageRequested(request),
+    });
+  }
+  return createStreamTranslator(prepared.protocol, request.api, {
+    model: target.model,
+    nowMs: deps.now(),
+    ...(prepared.request ? { request: prepared.request } : {}),
+  });
+}
+
 function includeUsageRequested(request: ClientRequest): boolean {
-  if (request.protocol !== "openai") return true;
   const options = request.body.stream_options;
   return (
     typeof options === "object" &&

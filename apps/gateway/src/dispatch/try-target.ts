@@ -1,8 +1,9 @@
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
+import { ProtocolError } from "../protocols";
 import { parseJsonObject } from "../protocols/ir/guards";
 import type { DispatchTarget } from "../routing/build-pool";
-import { UpstreamError, type UpstreamResponse } from "../upstream";
+import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "../upstream";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { serveNonStream } from "./non-stream";
@@ -10,6 +11,7 @@ import { isClientFaultAnswer, observeResponse } from "./observe-response";
 import type { ReservationHold } from "./reservation";
 import { streamResponse } from "./stream";
 import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
+import type { UpstreamBody } from "./upstream-body";
 import type { UpstreamCalls } from "./upstream-call";
 import { clientFaultReply } from "./upstream-rejection";
 
@@ -23,7 +25,9 @@ export interface TargetContext {
 export interface RequestState {
   readonly attempts: AttemptRecord[];
   /** Upstream bodies by protocol and model, so a fall-through to the same shape reuses one. */
-  bodies: Map<string, string> | undefined;
+  bodies: Map<string, UpstreamBody> | undefined;
+  /** The first field a target's protocol refused; the answer when no target could carry it. */
+  refusal?: ProtocolError;
   rateLimited: boolean;
   /** When the last 429 said to come back (retry or reset instant), if it said. */
   rateLimitRetryAt: string | null;
@@ -32,8 +36,9 @@ export interface RequestState {
 /**
  * One attempt after its reservation: send, observe the answer's quota signals, then serve it
  * (non-stream or stream) or fall through. Rejects with `client_closed_request` when the client
- * hung up, and with `ProtocolError` when the body cannot be carried to the target's protocol;
- * the reservation is the caller's to release either way.
+ * hung up. A body the target's protocol cannot carry skips the target (`unsupported_field` or
+ * `invalid_field`, the error kept in `state.refusal`); the reservation is the caller's to
+ * release either way.
  */
 export async function tryTarget(
   context: TargetContext,
@@ -45,7 +50,21 @@ export async function tryTarget(
   const { deps } = context;
   const { target, connectionId } = attempt;
   state.bodies ??= new Map();
-  const upstreamRequest = context.calls.request(target, request, state.bodies);
+  let upstreamRequest: UpstreamRequest;
+  let prepared: UpstreamBody;
+  try {
+    ({ upstream: upstreamRequest, body: prepared } = context.calls.request(
+      target,
+      request,
+      state.bodies,
+    ));
+  } catch (error) {
+    if (!ProtocolError.isInstance(error)) throw error;
+    // This target's protocol cannot carry the request faithfully: a later target may.
+    state.refusal ??= error;
+    attempt.fallThrough(error.code, { log: `target cannot carry ${error.field}, skipping it` });
+    return FELL_THROUGH;
+  }
   const startedAt = performance.now();
   let response: UpstreamResponse;
   try {
@@ -70,6 +89,7 @@ export async function tryTarget(
         response.status,
         body,
         state.attempts.length,
+        { text, prepared },
       );
       return { served: reply };
     }
@@ -86,9 +106,17 @@ export async function tryTarget(
   observeResponse(deps, target, response.status, response.headers, undefined);
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
-    return serveNonStream(deps, attempt, hold, request, response, state.attempts.length);
+    return serveNonStream(
+      deps,
+      attempt,
+      hold,
+      request,
+      response,
+      state.attempts.length,
+      prepared,
+    );
   }
-  const streamed = await streamStarted(deps, target, hold, request, response, state);
+  const streamed = await streamStarted(deps, target, hold, request, response, state, prepared);
   if (streamed.ok) {
     hold.handOff();
     return { served: streamed.reply };
@@ -110,12 +138,14 @@ function streamStarted(
   request: ClientRequest,
   response: UpstreamResponse,
   state: RequestState,
+  prepared: UpstreamBody,
 ) {
   return streamResponse({
     deps,
     request,
     target,
     response,
+    prepared,
     attempts: state.attempts,
     reservation: hold.reservation,
     estimatedInputTokens: hold.estimatedInputTokens,

@@ -1,6 +1,6 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { GatewayReply } from "../http/reply";
-import type { WireProtocol } from "../protocols";
+import type { ProtocolName, WireProtocol } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
@@ -8,8 +8,19 @@ import type { AbortSignalLike } from "../upstream";
 
 /** One client request as the routes hand it to the dispatcher. */
 export interface ClientRequest {
-  /** The API the client speaks (the route it called). */
+  /** The error shape and estimate rules of the client's API (the route it called). */
   protocol: WireProtocol;
+  /** The hub protocol the client speaks: same-protocol targets relay, others translate. */
+  api: ProtocolName;
+  /** The client headers forwarded upstream (see `client-headers.ts`); none when absent. */
+  clientHeaders?: ClientHeaders;
+  /**
+   * A sub-endpoint of the route (`/compact` of `/v1/responses`, `/count_tokens` of
+   * `/v1/messages`): served only by upstreams of the client's own protocol, appended to their URL.
+   */
+  subPath?: string;
+  /** Query forwarded to Anthropic upstreams (`beta=true` from Claude Code), without the `?`. */
+  query?: string;
   /** The parsed JSON body (parsed once). */
   body: Record<string, unknown>;
   modelId: string;
@@ -19,6 +30,9 @@ export interface ClientRequest {
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;
 }
+
+/** Client headers a route read for forwarding upstream, names in lower case. */
+export type ClientHeaders = Readonly<Record<string, string>>;
 
 /** Everything built once per app that the dispatcher reads. */
 export interface Dispatcher {

@@ -1,8 +1,10 @@
-import { toUpstreamRequest } from "../protocols";
+import { hubProtocolOf } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { RoutedConnection } from "../routing/routing-table";
 import { buildUpstreamRequest, type UpstreamRequest } from "../upstream";
+import { withClientHeaders } from "./client-headers";
 import type { ClientRequest } from "./types";
+import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 
 /** The part of a connection's upstream request that never changes between requests. */
 interface RequestShape {
@@ -20,33 +22,24 @@ export class UpstreamCalls {
   private readonly shapes = new WeakMap<RoutedConnection, RequestShape>();
 
   /**
-   * The upstream request for `target`. `bodies` caches encoded bodies by protocol and model
-   * for one client request, so a fall-through to the same shape encodes once. Throws
-   * `ProtocolError` when the body cannot be carried to the target's protocol.
+   * The upstream request for `target` and the body it carries (see `upstreamBodyFor`; `bodies`
+   * caches one per protocol and model for one client request). The client's forwarded headers
+   * are applied after the connection's. Throws `ProtocolError` when the body cannot be carried
+   * to the target's protocol.
    */
   request(
     target: DispatchTarget,
     request: ClientRequest,
-    bodies: Map<string, string>,
-  ): UpstreamRequest {
+    bodies: Map<string, UpstreamBody>,
+  ): { upstream: UpstreamRequest; body: UpstreamBody } {
     const connection = target.connection;
-    const upstreamProtocol = connection.config.protocol;
-    const key = `${upstreamProtocol}\u0000${target.model}`;
-    let body = bodies.get(key);
-    if (body === undefined) {
-      body = JSON.stringify(
-        toUpstreamRequest(request.protocol, upstreamProtocol, request.body, {
-          model: target.model,
-          stream: request.stream,
-        }),
-      );
-      bodies.set(key, body);
-    }
+    const protocol = hubProtocolOf(connection.config.protocol);
+    const body = upstreamBodyFor(request, protocol, target.model, bodies);
     const shape = this.shapeFor(connection);
-    return {
-      url: shape.url,
+    const built: UpstreamRequest = {
+      url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
-      body,
+      body: body.text,
       timeoutMs: connection.config.timeoutMs,
       idleTimeoutMs: connection.config.timeoutMs,
       // A stream's headers come before generation, a whole answer's only after it: only a
@@ -54,6 +47,8 @@ export class UpstreamCalls {
       firstByteTimeoutMs: request.stream ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
+    const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
+    return { upstream, body };
   }
 
   private shapeFor(connection: RoutedConnection): RequestShape {

@@ -1,21 +1,26 @@
+export type {
+  ClientStream,
+  Codec,
+  EncodeRequestOptions,
+  EncodeResponseOptions,
+  ProtocolName,
+} from "./codec";
+export { DEGRADE_POLICY, degradeTableMarkdown } from "./degrade-policy";
+export {
+  createStreamTranslator,
+  passThroughRequest,
+  type TranslatedRequest,
+  type TranslatedResponse,
+  translateRequest,
+  translateResponse,
+} from "./hub";
+export type { IrRequest, IrStreamError, IrUsage } from "./ir";
 export { ProtocolError, type ProtocolErrorCode } from "./protocol-error";
-export {
-  DEFAULT_ANTHROPIC_MAX_TOKENS,
-  toUpstreamRequest,
-  type UpstreamRequestOptions,
-} from "./request-translation";
-export {
-  type ClientResponse,
-  type ClientResponseOptions,
-  toClientResponse,
-} from "./response-translation";
-export { createSseParser, formatSse, type SseParser, type SseParserOptions } from "./sse";
-export {
-  createStreamBridge,
-  type StreamBridge,
-  type StreamBridgeOptions,
-  type UpstreamStreamError,
-} from "./stream-bridge";
-export { createStreamRelay, type StreamRelay } from "./stream-relay";
+export { CODECS, codecFor, PROTOCOL_NAMES } from "./registry";
+export { responseUsage } from "./response-usage";
+export { createFrameRelay, type FrameRelayOptions } from "./sse/frame-relay";
+export { formatSse, formatSseEvents } from "./sse/sse-format";
+export { createSseParser, type SseParser, type SseParserOptions } from "./sse/sse-parser";
 export type { NormalizedUsage, SseEvent, StreamFailure, WireProtocol } from "./types";
-export { extractUsage } from "./usage";
+export { validateClientRequest } from "./validate-client-request";
+export { errorShapeOf, hubProtocolOf } from "./wire-protocols";

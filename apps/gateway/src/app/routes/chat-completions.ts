@@ -6,5 +6,5 @@ import { COMPLETION_ROUTES } from "./route-table";
 /** `POST /v1/chat/completions`: the OpenAI chat API, stream and non-stream, any model id. */
 export function chatCompletionsRoutes(app: AppContext): Hono<GatewayEnv> {
   const route = COMPLETION_ROUTES.chatCompletions;
-  return new Hono<GatewayEnv>().post(route.path, completionHandler(app, route.protocol));
+  return new Hono<GatewayEnv>().post(route.path, completionHandler(app, route));
 }

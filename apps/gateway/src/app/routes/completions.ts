@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
+import { pickClientHeaders } from "../../dispatch/client-headers";
+import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
 import { clientSignal, nodeClientSignal } from "../../http/client-signal";
 import type { NodeRouteHandler } from "../../http/node-listener";
@@ -9,23 +11,34 @@ import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
 import { replyToResponse } from "../../http/reply";
 import { readJsonBody, readNodeJsonBody } from "../../http/request-body";
-import type { WireProtocol } from "../../protocols";
 import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
 import type { ClientIdentity } from "../auth/client-keys";
 import { errorReply } from "../on-error";
+import type { CompletionRoute } from "./route-table";
+
+/** What a completion route reads from the request line and headers besides the body. */
+export interface CompletionExtras {
+  readonly clientHeaders: ClientHeaders | undefined;
+  /** `beta=true` when the client asked for it (Claude Code), forwarded to Anthropic upstreams. */
+  readonly query: string | undefined;
+}
 
 /**
- * Shared handler of both completion routes under Hono: parse once, then `answerCompletion`.
+ * Shared handler of the completion routes under Hono: parse once, then `answerCompletion`.
  * Served by `@hono/node-server`, the answer is written straight to Node's response; under
  * `app.request()` it is a web `Response`. Errors go to the app's `onError` either way.
  */
-export function completionHandler(app: AppContext, protocol: WireProtocol) {
+export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
     const body = await readJsonBody(c, limit);
-    const reply = await answerCompletion(app, protocol, body, c.var.client, clientSignal(c));
+    const extras: CompletionExtras = {
+      clientHeaders: pickClientHeaders((name) => c.req.header(name)),
+      query: betaQuery(c.req.query("beta")),
+    };
+    const reply = await answerCompletion(app, route, body, c.var.client, clientSignal(c), extras);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     if (!outgoing) return replyToResponse(reply);
     writeNodeReply(outgoing, reply);
@@ -39,10 +52,11 @@ export function completionHandler(app: AppContext, protocol: WireProtocol) {
  */
 export function answerCompletion(
   app: AppContext,
-  protocol: WireProtocol,
+  route: CompletionRoute,
   body: Record<string, unknown>,
   client: ClientIdentity,
   signal: AbortSignalLike | undefined,
+  extras: CompletionExtras = NO_EXTRAS,
 ): Promise<GatewayReply> {
   const modelId = body.model;
   if (typeof modelId !== "string" || modelId === "") {
@@ -54,7 +68,11 @@ export function answerCompletion(
     );
   }
   return app.dispatcher.dispatch({
-    protocol,
+    protocol: route.protocol,
+    api: route.api,
+    ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
+    ...(extras.query ? { query: extras.query } : {}),
+    ...(route.subPath ? { subPath: route.subPath } : {}),
     body,
     modelId,
     stream: body.stream === true,
@@ -68,20 +86,44 @@ export function answerCompletion(
  * The Node fast path of a completion route: the same auth, body limit, dispatch and error
  * answers as the Hono route, without a web `Request`. Never rejects.
  */
-export function completionNodeHandler(app: AppContext, protocol: WireProtocol): NodeRouteHandler {
+export function completionNodeHandler(app: AppContext, route: CompletionRoute): NodeRouteHandler {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     try {
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
       const body = await readNodeJsonBody(incoming, limit);
-      const reply = await answerCompletion(app, protocol, body, client, nodeClientSignal(outgoing));
+      const extras: CompletionExtras = {
+        clientHeaders: pickClientHeaders((name) => first(headers[name])),
+        query: betaQuery(queryParam(incoming.url, "beta")),
+      };
+      const reply = await answerCompletion(
+        app,
+        route,
+        body,
+        client,
+        nodeClientSignal(outgoing),
+        extras,
+      );
       writeNodeReply(outgoing, reply);
     } catch (error) {
       if (outgoing.headersSent || outgoing.destroyed) return;
-      writeNodeReply(outgoing, errorReply(app.deps.logger, error, protocol));
+      writeNodeReply(outgoing, errorReply(app.deps.logger, error, route.protocol));
     }
   };
+}
+
+const NO_EXTRAS: CompletionExtras = { clientHeaders: undefined, query: undefined };
+
+/** Only `beta=true` is forwarded: no other query reaches an upstream. */
+function betaQuery(value: string | undefined): string | undefined {
+  return value === "true" ? "beta=true" : undefined;
+}
+
+function queryParam(url: string | undefined, name: string): string | undefined {
+  const start = url?.indexOf("?") ?? -1;
+  if (url === undefined || start === -1) return undefined;
+  return new URLSearchParams(url.slice(start + 1)).get(name) ?? undefined;
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -1,10 +1,15 @@
-import type { WireProtocol } from "../../protocols";
+import type { ProtocolName, WireProtocol } from "../../protocols";
 
 /** One completion route: where a client API is served and which protocol it speaks. */
 export interface CompletionRoute {
   readonly method: "POST";
   readonly path: string;
+  /** The error shape the route answers in. */
   readonly protocol: WireProtocol;
+  /** The hub protocol of its bodies: targets speaking it relay, others translate. */
+  readonly api: ProtocolName;
+  /** A sub-endpoint served only by upstreams of `api`, appended to their URL (`/compact`). */
+  readonly subPath?: string;
 }
 
 /**
@@ -12,8 +17,26 @@ export interface CompletionRoute {
  * are built from; a new client API is one entry here plus its codec.
  */
 export const COMPLETION_ROUTES = {
-  chatCompletions: { method: "POST", path: "/v1/chat/completions", protocol: "openai" },
-  messages: { method: "POST", path: "/v1/messages", protocol: "anthropic" },
+  chatCompletions: {
+    method: "POST",
+    path: "/v1/chat/completions",
+    protocol: "openai",
+    api: "openai-chat",
+  },
+  messages: {
+    method: "POST",
+    path: "/v1/messages",
+    protocol: "anthropic",
+    api: "anthropic-messages",
+  },
+  responses: { method: "POST", path: "/v1/responses", protocol: "openai", api: "openai-responses" },
+  responsesCompact: {
+    method: "POST",
+    path: "/v1/responses/compact",
+    protocol: "openai",
+    api: "openai-responses",
+    subPath: "/compact",
+  },
 } as const satisfies Record<string, CompletionRoute>;
 
 const ROUTES: readonly CompletionRoute[] = Object.values(COMPLETION_ROUTES);

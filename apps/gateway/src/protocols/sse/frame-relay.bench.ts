@@ -1,11 +1,10 @@
 import { bench, describe } from "vitest";
 import { codecFor } from "../registry";
-import { createStreamRelay } from "../stream-relay";
 import { fixtureText } from "../test-streams";
 import { createFrameRelay } from "./frame-relay";
 
-// Same-protocol relay throughput: the hub's frame relay against the relay it replaces, on a
-// long recorded-shape stream (the text fixture's deltas repeated 200 times) fed in 1 KiB chunks.
+// Same-protocol relay throughput of the hub's frame relay (the gateway's fast path) on a long
+// recorded-shape stream (the text fixture's deltas repeated 200 times) fed in 1 KiB chunks.
 function longStream(text: string, deltaMarker: string): Uint8Array[] {
   const frames = text.split("\n\n").filter((f) => f !== "");
   const deltas = frames.filter((f) => f.includes(deltaMarker));
@@ -23,7 +22,6 @@ function longStream(text: string, deltaMarker: string): Uint8Array[] {
 
 const chat = longStream(fixtureText("openai-chat", "text-stream.sse"), '"content":"');
 const messages = longStream(fixtureText("anthropic-messages", "text-stream.sse"), "text_delta");
-const OPTIONS = { model: "m", nowMs: 0 };
 
 function drain(
   stream: { push(chunk: Uint8Array): string; flush(): string },
@@ -36,13 +34,6 @@ function drain(
 
 describe("same-protocol relay, chat stream", () => {
   bench(
-    "stream-relay (before)",
-    () => {
-      drain(createStreamRelay("openai", "openai", OPTIONS), chat);
-    },
-    { time: 4000 },
-  );
-  bench(
     "sse/frame-relay (hub)",
     () => {
       drain(createFrameRelay(codecFor("openai-chat")), chat);
@@ -52,13 +43,6 @@ describe("same-protocol relay, chat stream", () => {
 });
 
 describe("same-protocol relay, Messages stream", () => {
-  bench(
-    "stream-relay (before)",
-    () => {
-      drain(createStreamRelay("anthropic", "anthropic", OPTIONS), messages);
-    },
-    { time: 4000 },
-  );
   bench(
     "sse/frame-relay (hub)",
     () => {
