@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { costOf } from "./cost";
+import { SpendLedgerError } from "./errors";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   estimateWorstCaseCost,
@@ -193,5 +194,25 @@ describe("scanWorstCase and priceWorstCase", () => {
     expect(() => priceWorstCase(scan, gpt, 0)).toThrow(
       expect.objectContaining({ path: "maxOutputTokens" }),
     );
+  });
+});
+
+describe("estimateWorstCaseCost on a body nested 100 000 deep", () => {
+  it("refuses it with invalid_argument instead of overflowing the stack", () => {
+    const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`);
+    const body = { model: "m", max_tokens: 16, messages: [{ role: "user", content: deep }] };
+    let thrown: unknown;
+    try {
+      estimateWorstCaseCost({
+        body,
+        protocol: "openai",
+        price: { inputPerMTok: 1, outputPerMTok: 1 } as never,
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(SpendLedgerError.isInstance(thrown)).toBe(true);
+    expect((thrown as SpendLedgerError).code).toBe("invalid_argument");
+    expect((thrown as SpendLedgerError).path).toBe("body");
   });
 });

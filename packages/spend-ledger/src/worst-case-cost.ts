@@ -126,14 +126,24 @@ interface BodyScan {
 
 function scanBody(body: unknown): BodyScan {
   const scan: BodyScan = { bytes: 0, images: 0, cacheControl: false };
-  const json = JSON.stringify(body, function replace(this: unknown, key: string, value: unknown) {
-    if (key === "cache_control" && value != null) scan.cacheControl = true;
-    if (typeof value === "string" && isInlineImage(this, key, value)) {
-      scan.images += 1;
-      return "";
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(body, function replace(this: unknown, key: string, value: unknown) {
+      if (key === "cache_control" && value != null) scan.cacheControl = true;
+      if (typeof value === "string" && isInlineImage(this, key, value)) {
+        scan.images += 1;
+        return "";
+      }
+      return value;
+    });
+  } catch (error) {
+    // The serialiser recurses: a body nested too deep for it is refused, never a crash. It
+    // could not be sent upstream either (sending serialises it the same way).
+    if (error instanceof RangeError) {
+      invalidArgument("body", "JSON nested shallowly enough to serialise", "too deep");
     }
-    return value;
-  });
+    throw error;
+  }
   scan.bytes = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
   return scan;
 }

@@ -16,6 +16,7 @@ import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
 import type { ClientIdentity } from "../auth/client-keys";
 import { errorReply } from "../on-error";
+import { validateCompletionBody } from "../validate-body";
 import type { CompletionRoute } from "./route-table";
 
 /** What a completion route reads from the request line and headers besides the body. */
@@ -66,6 +67,11 @@ export function answerCompletion(
         code: "missing_model",
       }),
     );
+  }
+  try {
+    validateCompletionBody(protocol, body, app.deps.config.server.bodyLimitBytes);
+  } catch (error) {
+    return Promise.reject(error);
   }
   return app.dispatcher.dispatch({
     protocol: route.protocol,
