@@ -69,7 +69,7 @@ export function answerCompletion(
     );
   }
   try {
-    validateCompletionBody(protocol, body, app.deps.config.server.bodyLimitBytes);
+    validateCompletionBody(route.api, body, app.deps.config.server.bodyLimitBytes);
   } catch (error) {
     return Promise.reject(error);
   }
