@@ -16,9 +16,9 @@ export interface ResetTimersOptions {
    */
   skewMs?: number;
   /**
-   * Longest sleep between two looks at the clock, ms (default 1 000). A timer set for an
+   * Longest sleep between two looks at the clock, ms (default 500). A timer set for an
    * instant hours away would miss a clock that jumps (a suspended laptop, NTP, an injected
-   * clock); looking once a second bounds how late a reset is acted on to about a second.
+   * clock); looking twice a second keeps a reset acted on within skew + 500 ms + the refresh.
    */
   maxSleepMs?: number;
 }
@@ -40,7 +40,7 @@ export interface ResetTimers {
  */
 export function createResetTimers(options: ResetTimersOptions): ResetTimers {
   const skewMs = options.skewMs ?? 250;
-  const maxSleepMs = options.maxSleepMs ?? 1_000;
+  const maxSleepMs = options.maxSleepMs ?? 500;
   const ids = [...options.connectionIds];
   const fired = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
