@@ -10,6 +10,7 @@ import type { SpendLedger } from "@planfirst/spend-ledger";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "./config/schema";
 import type { ResolvedSecrets } from "./config/secrets";
+import type { UpstreamConnector } from "./connectors/connector";
 import type { GatewayMetrics } from "./observability/metrics";
 import type { PlanRefresh } from "./pollers/plan-refresh";
 import type { UpstreamClient } from "./upstream";
@@ -71,6 +72,12 @@ export interface GatewayDeps {
   now: () => number;
   logger: Logger;
   metrics: GatewayMetrics;
+  /**
+   * Connection id → its plan connector (auth, URL, usage, error codes). `createGateway` builds
+   * them over the store's credential persistence; when absent, `buildGatewayApp` builds them
+   * from `secrets.specs` with tokens kept in memory.
+   */
+  connectors?: ReadonlyMap<string, UpstreamConnector>;
   /** On-request and at-reset refreshes of plan readings (S2a), set by `createGateway`. */
   planRefresh?: PlanRefresh;
 }

@@ -19,15 +19,17 @@ import { createRedisSpendStore } from "@planfirst/spend-ledger/redis";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
-import { buildGatewayApp } from "./app/create-app";
 import type { AppContext, GatewayEnv } from "./app/app-context";
+import { buildGatewayApp } from "./app/create-app";
 import { openSpendStore } from "./app/open-spend-store";
+import { registerStateGauges } from "./app/state-gauges";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
+import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
 import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
-import { registerStateGauges } from "./app/state-gauges";
 import { startPlanRefresh } from "./pollers/start-plan-refresh";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import { statusLevels } from "./status/gateway-status";
@@ -87,11 +89,14 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   const { config } = options;
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger({ level: config.server.logLevel });
-  const secrets = resolveSecrets(config, options.env);
-  for (const warning of secrets.warnings) logger.warn(warning);
-
   const storeLogger = { warn: (obj: unknown, msg?: string) => logger.warn(obj as object, msg) };
   const stores = createStores(config, storeLogger);
+  const credentialStore = credentialPersistenceFor(config.storage);
+  const { secrets, connectors } = wireConnectors(resolveSecrets(config, options.env), {
+    persistence: credentialStore,
+    now,
+  });
+  for (const warning of secrets.warnings) logger.warn(warning);
   const cooldowns = createCooldownBook({ store: stores.quota, now });
   const quotaCache = createQuotaCache({
     store: stores.quota,
@@ -125,13 +130,14 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     now,
     logger,
     metrics,
+    connectors,
   };
   const built = buildGatewayApp(deps, { statusTracker });
   registerStateGauges(built.context);
   statusTracker.start(() => statusLevels(built.context));
 
   let timer: NodeJS.Timeout | undefined;
-  const polled = polledConnectionIds(built.context.table.connections);
+  const polled = polledConnectionIds(built.context.table.connections, connectors);
   const scheduler = createRefreshScheduler({
     cache: quotaCache,
     cooldowns,
@@ -139,6 +145,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     jitterMs: options.usagePollJitterMs ?? 2_000,
     refresh: createUsagePoller({
       connections: built.context.table.connections,
+      connectors,
       upstream,
       quotaCache,
       cooldowns,
@@ -191,6 +198,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
         statusTracker.close(),
         stores.quota.close(),
         stores.spend.close?.(),
+        credentialStore.close(),
       ]);
     },
   };

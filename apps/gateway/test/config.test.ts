@@ -45,7 +45,7 @@ describe("configuration", () => {
     });
     expect(problems).toContainEqual({
       path: "connections[0].protocol",
-      message: 'must be one of "anthropic", "openai"',
+      message: 'must be one of "anthropic", "openai", "openai-responses", "gemini"',
     });
     expect(problems).toContainEqual({
       path: "storage.driver",
@@ -155,6 +155,8 @@ describe("configuration", () => {
         "empty_category:categories.writing",
       ]),
     );
-    expect(checkConfig(config, {}).every((f) => f.severity === "warning")).toBe(true);
+    // No connector serves "someprovider": the one error; everything else only warns.
+    const errors = checkConfig(config, {}).filter((f) => f.severity === "error");
+    expect(errors.map((f) => `${f.code}:${f.path}`)).toEqual(["unknown_connector:connections[0]"]);
   });
 });

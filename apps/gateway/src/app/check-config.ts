@@ -1,12 +1,13 @@
 import { validateRungBudgets } from "@planfirst/subscription-ladder";
 import type { GatewayConfig } from "../config/schema";
-import { envName, type GatewayEnv } from "../config/secrets";
+import { credentialEnvNames, envName, type GatewayEnv } from "../config/secrets";
+import { createConnectorRegistry } from "../connectors/registry";
 import { compileGlob, createRoutingTable } from "../routing/routing-table";
 
 /** One finding of `checkConfig`. */
 export interface ConfigFinding {
   severity: "error" | "warning";
-  /** Stable kind: `unknown_billing`, `overage_not_hard_stop`, `unpriced_model`, `unset_secret`, `empty_category`, `budget_on_quota_rung`. */
+  /** Stable kind: `unknown_billing`, `overage_not_hard_stop`, `unpriced_model`, `unset_secret`, `unknown_connector`, `empty_category`, `budget_on_quota_rung`. */
   code: string;
   /** Config path it concerns, e.g. `connections[2]`. */
   path: string;
@@ -18,7 +19,8 @@ export interface ConfigFinding {
  * (they land on paid rungs), plan connections whose overage is not hard-stop (excluded from
  * `auto/subscription`), unpriced models on metered connections (treated as premium), `env:`
  * secrets that are unset (named, never valued), categories that match no model, and budgets on
- * quota rungs (errors). Pure: reads only its arguments.
+ * quota rungs and connections no registered connector serves (errors). Pure: reads only its
+ * arguments.
  */
 export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFinding[] {
   const findings: ConfigFinding[] = [];
@@ -42,13 +44,23 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
     }
   });
   const credentials = new Map<string, string | null>();
+  const registry = createConnectorRegistry();
   config.connections.forEach((connection, index) => {
-    if (connection.credential && !env[envName(connection.credential)]) {
+    for (const name of credentialEnvNames(connection)) {
+      if (env[name]) continue;
       findings.push({
         severity: "warning",
         code: "unset_secret",
         path: `connections[${index}].credential`,
-        message: `${connection.id}: env:${envName(connection.credential)} is not set; the connection will be disabled`,
+        message: `${connection.id}: env:${name} is not set; the connection will be disabled`,
+      });
+    }
+    if (!registry.has(connection.provider, connection.authType)) {
+      findings.push({
+        severity: "error",
+        code: "unknown_connector",
+        path: `connections[${index}]`,
+        message: `${connection.id}: no connector for provider "${connection.provider}" (authType "${connection.authType}"); known: ${registry.known().join(", ")}`,
       });
     }
     credentials.set(connection.id, null);
@@ -56,6 +68,7 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
   // Classification does not depend on secrets: build the table with every connection enabled.
   const table = createRoutingTable(config, {
     credentials,
+    specs: new Map(),
     disabledConnections: new Map(),
     clientKeys: [],
     warnings: [],

@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
+import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
 import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
@@ -45,9 +47,10 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
  */
 export function buildGatewayApp(
-  deps: GatewayDeps,
+  given: GatewayDeps,
   parts: { statusTracker?: StatusTracker } = {},
 ): GatewayApp {
+  const deps = given.connectors ? given : withConnectors(given);
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
     parts.statusTracker ??
@@ -87,6 +90,15 @@ export function buildGatewayApp(
   });
 
   return { hono, context };
+}
+
+/** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */
+function withConnectors(deps: GatewayDeps): GatewayDeps {
+  const wired = wireConnectors(deps.secrets, {
+    persistence: createMemoryCredentialPersistence(),
+    now: deps.now,
+  });
+  return { ...deps, secrets: wired.secrets, connectors: wired.connectors };
 }
 
 /**

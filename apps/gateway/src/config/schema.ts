@@ -68,6 +68,34 @@ export const storageSchema = z.strictObject({
   journalPath: z.string().min(1).default(".planfirst/spend-journal.db"),
 });
 
+/**
+ * A refreshable credential (a plan login): every secret an `env:NAME` reference, `login` the name
+ * of a login stored by `planfirst login import`. At least one of them must be set.
+ */
+export const refreshableCredentialSchema = z
+  .strictObject({
+    /** A stored login (`planfirst login import codex|copilot|…`), by name. */
+    login: z.string().min(1).optional(),
+    refreshToken: envRefSchema.optional(),
+    accessToken: envRefSchema.optional(),
+    /** ChatGPT account id (Codex). */
+    accountId: envRefSchema.optional(),
+    /** GitHub OAuth token (Copilot), exchanged for session tokens. */
+    githubToken: envRefSchema.optional(),
+    /** Token endpoint; each connector has the provider's default. */
+    tokenUrl: z.url().optional(),
+    /** OAuth client id the refresh token was issued to; each connector has a default. */
+    clientId: z.string().min(1).optional(),
+  })
+  .refine(
+    (credential) =>
+      credential.login !== undefined ||
+      credential.refreshToken !== undefined ||
+      credential.accessToken !== undefined ||
+      credential.githubToken !== undefined,
+    "needs login, refreshToken, accessToken or githubToken",
+  );
+
 /** One upstream connection: a provider account reached through one wire protocol. */
 export const connectionSchema = z.strictObject({
   /** Unique id, used in receipts, metrics, client-key scoping and the ladder explain. */
@@ -76,10 +104,15 @@ export const connectionSchema = z.strictObject({
   provider: z.string().min(1),
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
-  protocol: z.enum(["anthropic", "openai"]),
-  baseUrl: z.url(),
-  /** `env:NAME` of the credential; required unless authType is `none`. */
-  credential: envRefSchema.optional(),
+  /** The wire spoken upstream; `openai-responses` (Codex) and `gemini` are plan connectors' own. */
+  protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
+  /** Inference base URL; optional where the provider's connector has a default. */
+  baseUrl: z.url().optional(),
+  /**
+   * `env:NAME` of a static credential, or a refreshable login whose secrets are `env:NAME` too;
+   * required unless authType is `none`.
+   */
+  credential: z.union([envRefSchema, refreshableCredentialSchema]).optional(),
   /** Concrete model ids this connection serves. */
   models: z.array(z.string().min(1)).min(1),
   /** Upstream timeout in milliseconds: to the response headers, and between body chunks. */
@@ -93,7 +126,7 @@ export const connectionSchema = z.strictObject({
   firstByteTimeoutMs: z.number().int().positive().default(30_000),
   /** Extra headers sent upstream (no secrets: use `credential`). */
   headers: z.record(z.string(), z.string()).optional(),
-  /** Usage endpoint to poll for quota; defaults per provider (claude, codex, github-copilot, openrouter). */
+  /** Usage endpoint to poll for quota; each connector has the provider's default, if it has one. */
   usageUrl: z.url().optional(),
 });
 
@@ -153,7 +186,7 @@ export const gatewayConfigSchema = z
         ctx.addIssue({
           code: "custom",
           path: ["connections", index, "credential"],
-          message: `required for authType "${connection.authType}" (an env:NAME reference); use authType "none" for a keyless server`,
+          message: `required for authType "${connection.authType}" (an env:NAME reference or a login object); use authType "none" for a keyless server`,
         });
       }
     });
@@ -186,6 +219,8 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 /** One configured upstream connection. */
 export type ConnectionConfig = z.infer<typeof connectionSchema>;
+/** A configured refreshable credential (env references unresolved). */
+export type RefreshableCredentialConfig = z.infer<typeof refreshableCredentialSchema>;
 /** One configured client key entry. */
 export type ClientKeyConfig = z.infer<typeof clientKeySchema>;
 /** Ladder tuning section. */

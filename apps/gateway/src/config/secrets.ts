@@ -1,5 +1,6 @@
+import type { ConnectorSpec } from "../connectors/connector-spec";
 import { ConfigError, type GatewayProblem } from "../errors";
-import type { GatewayConfig } from "./schema";
+import type { ConnectionConfig, GatewayConfig } from "./schema";
 
 /** Environment variables the gateway reads secrets from (`process.env` shape). */
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;
@@ -15,8 +16,13 @@ export interface ResolvedClientKey {
 
 /** Secrets read from the environment once at start. */
 export interface ResolvedSecrets {
-  /** Credential per enabled connection id; null for keyless connections. */
+  /**
+   * Static credential per enabled connection id; null for keyless connections and for
+   * refreshable logins (their tokens live in the connector, see `specs`).
+   */
   credentials: ReadonlyMap<string, string | null>;
+  /** What each enabled connection's connector is built from, `env:` references resolved. */
+  specs: ReadonlyMap<string, ConnectorSpec>;
   /** Connection id → why it is disabled (its credential variable is unset). */
   disabledConnections: ReadonlyMap<string, string>;
   clientKeys: readonly ResolvedClientKey[];
@@ -39,20 +45,17 @@ export function resolveSecrets(config: GatewayConfig, env: GatewayEnv): Resolved
   const credentials = new Map<string, string | null>();
   const disabledConnections = new Map<string, string>();
   const warnings: string[] = [];
+  const specs = new Map<string, ConnectorSpec>();
   for (const connection of config.connections) {
-    if (connection.credential === undefined) {
-      credentials.set(connection.id, null);
-      continue;
-    }
-    const name = envName(connection.credential);
-    const value = env[name];
-    if (value === undefined || value === "") {
-      const reason = `credential env:${name} is not set`;
+    const resolved = resolveCredential(connection, env);
+    if (!resolved.ok) {
+      const reason = `credential env:${resolved.missing} is not set`;
       disabledConnections.set(connection.id, reason);
       warnings.push(`connection ${connection.id} is disabled: ${reason}`);
       continue;
     }
-    credentials.set(connection.id, value);
+    credentials.set(connection.id, typeof resolved.value === "string" ? resolved.value : null);
+    specs.set(connection.id, connectorSpecOf(connection, resolved.value));
   }
   const problems: GatewayProblem[] = [];
   const clientKeys: ResolvedClientKey[] = [];
@@ -78,5 +81,71 @@ export function resolveSecrets(config: GatewayConfig, env: GatewayEnv): Resolved
   });
   if (problems.length > 0)
     throw new ConfigError({ code: "invalid_config", message: "client keys are not set", problems });
-  return { credentials, disabledConnections, clientKeys, warnings };
+  return { credentials, specs, disabledConnections, clientKeys, warnings };
+}
+
+type ResolvedCredential = ConnectorSpec["credential"];
+
+/**
+ * Reads a connection's credential from `env`: the value of a static `env:NAME`, or a refreshable
+ * login with each of its `env:` references replaced by the variable's value. The first unset
+ * variable is named (`missing`) and the connection is disabled; an unset optional field of a
+ * login counts too, because the operator wrote it and a login missing a piece fails later and
+ * less clearly.
+ */
+export function resolveCredential(
+  connection: ConnectionConfig,
+  env: GatewayEnv,
+): { ok: true; value: ResolvedCredential } | { ok: false; missing: string } {
+  const credential = connection.credential;
+  if (credential === undefined) return { ok: true, value: undefined };
+  if (typeof credential === "string") {
+    const name = envName(credential);
+    const value = env[name];
+    return value ? { ok: true, value } : { ok: false, missing: name };
+  }
+  const out: Exclude<ResolvedCredential, string | undefined> = {};
+  if (credential.login) out.login = credential.login;
+  if (credential.tokenUrl) out.tokenUrl = credential.tokenUrl;
+  if (credential.clientId) out.clientId = credential.clientId;
+  for (const field of ["refreshToken", "accessToken", "accountId", "githubToken"] as const) {
+    const ref = credential[field];
+    if (ref === undefined) continue;
+    const name = envName(ref);
+    const value = env[name];
+    if (!value) return { ok: false, missing: name };
+    out[field] = value;
+  }
+  return { ok: true, value: out };
+}
+
+/** The connector's view of a connection: ids, wire, URLs, headers and the resolved credential. */
+export function connectorSpecOf(
+  connection: ConnectionConfig,
+  credential: ResolvedCredential,
+): ConnectorSpec {
+  const spec: ConnectorSpec = {
+    id: connection.id,
+    provider: connection.provider,
+    authType: connection.authType,
+    protocol: connection.protocol,
+  };
+  if (connection.baseUrl) spec.baseUrl = connection.baseUrl;
+  if (connection.usageUrl) spec.usageUrl = connection.usageUrl;
+  if (connection.headers) spec.headers = connection.headers;
+  if (credential !== undefined) spec.credential = credential;
+  return spec;
+}
+
+/** Every `env:` variable a connection's credential names, in config order. */
+export function credentialEnvNames(connection: ConnectionConfig): string[] {
+  const credential = connection.credential;
+  if (credential === undefined) return [];
+  if (typeof credential === "string") return [envName(credential)];
+  const names: string[] = [];
+  for (const field of ["refreshToken", "accessToken", "accountId", "githubToken"] as const) {
+    const ref = credential[field];
+    if (ref !== undefined) names.push(envName(ref));
+  }
+  return names;
 }

@@ -51,7 +51,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     now,
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
-  const targetContext: TargetContext = { deps, calls: new UpstreamCalls() };
+  const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
   function exhausted(

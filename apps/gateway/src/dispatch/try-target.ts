@@ -1,3 +1,4 @@
+import { ConnectorError } from "../connectors/connector-error";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import { ProtocolError } from "../protocols";
@@ -53,12 +54,10 @@ export async function tryTarget(
   let upstreamRequest: UpstreamRequest;
   let prepared: UpstreamBody;
   try {
-    ({ upstream: upstreamRequest, body: prepared } = context.calls.request(
-      target,
-      request,
-      state.bodies,
-    ));
+    const call = context.calls.request(target, request, state.bodies);
+    ({ upstream: upstreamRequest, body: prepared } = call instanceof Promise ? await call : call);
   } catch (error) {
+    if (ConnectorError.isInstance(error)) return credentialFailed(context, attempt, error);
     if (!ProtocolError.isInstance(error)) throw error;
     // This target's protocol cannot carry the request faithfully: a later target may.
     state.refusal ??= error;
@@ -69,7 +68,22 @@ export async function tryTarget(
   let response: UpstreamResponse;
   try {
     response = await deps.upstream.send(upstreamRequest);
+    if (response.status === 401) {
+      // A refreshable token refused: refresh once and send this target again.
+      const again = await context.calls.afterUnauthorized(
+        target,
+        request,
+        state.bodies,
+        upstreamRequest,
+      );
+      if (again) {
+        response.discard();
+        upstreamRequest = again.upstream;
+        response = await deps.upstream.send(upstreamRequest);
+      }
+    }
   } catch (error) {
+    if (ConnectorError.isInstance(error)) return credentialFailed(context, attempt, error);
     if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
     const code = UpstreamError.isInstance(error) ? error.code : "network";
     attempt.fallThrough(code, { cool: true, log: "upstream unreachable, falling through" });
@@ -77,11 +91,19 @@ export async function tryTarget(
   }
   deps.metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
   attempt.answered(response.status);
+  context.calls.observe(target, response.headers);
 
   if (response.status >= 300) {
     const text = await response.text().catch(() => "");
     const body = parseJsonObject(text) ?? undefined;
-    const failure = observeResponse(deps, target, response.status, response.headers, body);
+    const failure = observeResponse(
+      deps,
+      target,
+      response.status,
+      response.headers,
+      body,
+      context.calls.classify(target, response.status, response.headers, body ?? text),
+    );
     if (isClientFaultAnswer(response.status, failure)) {
       const reply = clientFaultReply(
         attempt,
@@ -127,6 +149,25 @@ export async function tryTarget(
   }
   // Nothing reached the client yet: fall through to the next target.
   attempt.fallThrough(streamed.reason, { cool: true });
+  return FELL_THROUGH;
+}
+
+/**
+ * The connection's credential could not be had (a refresh refused, no stored login): that
+ * connection alone is cooled as `auth_invalid` until it is logged in again, and the request
+ * falls through to the next target. The error names the connection, never a token.
+ */
+function credentialFailed(
+  context: TargetContext,
+  attempt: Attempt,
+  error: ConnectorError,
+): TargetOutcome {
+  context.deps.cooldowns.fail(
+    attempt.connectionId,
+    { kind: "auth_invalid", retryAt: null, resetAt: null, code: error.code },
+    undefined,
+  );
+  attempt.fallThrough(error.code, { log: error.message });
   return FELL_THROUGH;
 }
 

@@ -1,41 +1,122 @@
+import type { UpstreamFailure } from "@planfirst/quota-cache";
+import type { PreparedRequest, UpstreamConnector } from "../connectors/connector";
+import { ConnectorError } from "../connectors/connector-error";
+import type { GatewayDeps } from "../deps";
+import { observeBilling } from "../pollers/usage-pollers";
 import { hubProtocolOf } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
-import type { RoutedConnection } from "../routing/routing-table";
-import { buildUpstreamRequest, type UpstreamRequest } from "../upstream";
+import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientHeaders } from "./client-headers";
+import { sentCredential } from "./sent-credential";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 
-/** The part of a connection's upstream request that never changes between requests. */
-interface RequestShape {
-  readonly credential: string | null;
-  readonly url: string;
-  readonly headers: Record<string, string>;
+/** An upstream request ready to send and the body it carries. */
+export interface PreparedCall {
+  upstream: UpstreamRequest;
+  body: UpstreamBody;
 }
 
 /**
- * Builds upstream requests. URL and headers of each connection are built once (they depend
- * only on its config and credential, rebuilt when the credential changes; the upstream client
- * copies headers before sending).
+ * Builds upstream requests through each connection's connector: the URL and auth headers come
+ * from `connector.prepare`, synchronous for a static key or a token still valid (the hot path
+ * stays promise-free), a promise while a token is loaded, refreshed or exchanged.
  */
 export class UpstreamCalls {
-  private readonly shapes = new WeakMap<RoutedConnection, RequestShape>();
+  private readonly connectors: ReadonlyMap<string, UpstreamConnector>;
+
+  constructor(private readonly deps: Pick<GatewayDeps, "connectors" | "quotaCache" | "now">) {
+    this.connectors = deps.connectors ?? new Map();
+  }
+
+  /** The connector of `target`'s connection; a connection without one was disabled at start. */
+  connectorOf(target: DispatchTarget): UpstreamConnector {
+    const id = target.connection.config.id;
+    const connector = this.connectors.get(id);
+    if (!connector) {
+      throw new ConnectorError({
+        code: "unknown_provider",
+        message: `connection ${id} has no connector`,
+        connectionId: id,
+      });
+    }
+    return connector;
+  }
 
   /**
    * The upstream request for `target` and the body it carries (see `upstreamBodyFor`; `bodies`
    * caches one per protocol and model for one client request). The client's forwarded headers
    * are applied after the connection's. Throws `ProtocolError` when the body cannot be carried
-   * to the target's protocol.
+   * to the target's protocol, and `ConnectorError` (synchronously or through the promise) when
+   * the connection's credential cannot be had; the dispatcher cools that connection only.
    */
   request(
     target: DispatchTarget,
     request: ClientRequest,
     bodies: Map<string, UpstreamBody>,
-  ): { upstream: UpstreamRequest; body: UpstreamBody } {
-    const connection = target.connection;
-    const protocol = hubProtocolOf(connection.config.protocol);
+  ): PreparedCall | Promise<PreparedCall> {
+    const connector = this.connectorOf(target);
+    const protocol = hubProtocolOf(connector.protocol);
     const body = upstreamBodyFor(request, protocol, target.model, bodies);
-    const shape = this.shapeFor(connection);
+    const shape = connector.prepare({
+      model: target.model,
+      stream: request.stream,
+      ...(request.clientHeaders ? { clientHeaders: request.clientHeaders } : {}),
+    });
+    if (shape instanceof Promise) {
+      return shape.then((ready) => this.assemble(target, request, body, ready));
+    }
+    return this.assemble(target, request, body, shape);
+  }
+
+  /**
+   * After a 401 to `sent`: tells the connector its token was refused and prepares the call again.
+   * Null when a retry would send the same credential (a static key cannot be renewed: the 401
+   * stands and cools the connection). Rejects with `ConnectorError` when the refresh fails.
+   */
+  async afterUnauthorized(
+    target: DispatchTarget,
+    request: ClientRequest,
+    bodies: Map<string, UpstreamBody>,
+    sent: UpstreamRequest,
+  ): Promise<PreparedCall | null> {
+    const token = sentCredential(sent.headers);
+    this.connectorOf(target).invalidateCredential(token);
+    const again = await this.request(target, request, bodies);
+    return sentCredential(again.upstream.headers) === token ? null : again;
+  }
+
+  /**
+   * Every upstream answer's headers go to the connector (Codex credits, Claude overage); a
+   * connector that now knows its plan bills after the window records overage evidence `on`.
+   */
+  observe(target: DispatchTarget, headers: UpstreamResponse["headers"]): void {
+    const connector = this.connectors.get(target.connection.config.id);
+    if (!connector) return;
+    connector.observeHeaders(plainHeaders(headers));
+    observeBilling(this.deps, target.connection.config.id, connector);
+  }
+
+  /** The connector's own reading of an error answer, or null to leave it to quota-cache's. */
+  classify(
+    target: DispatchTarget,
+    status: number,
+    headers: UpstreamResponse["headers"],
+    body: unknown,
+  ): UpstreamFailure | null {
+    const connector = this.connectors.get(target.connection.config.id);
+    if (!connector) return null;
+    return connector.classifyFailure(status, plainHeaders(headers), body, this.deps.now());
+  }
+
+  private assemble(
+    target: DispatchTarget,
+    request: ClientRequest,
+    body: UpstreamBody,
+    shape: PreparedRequest,
+  ): PreparedCall {
+    const connection = target.connection;
+    const protocol = body.protocol;
     const built: UpstreamRequest = {
       url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
@@ -50,24 +131,28 @@ export class UpstreamCalls {
     const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
     return { upstream, body };
   }
+}
 
-  private shapeFor(connection: RoutedConnection): RequestShape {
-    let shape = this.shapes.get(connection);
-    if (!shape || shape.credential !== connection.credential) {
-      const built = buildUpstreamRequest(
-        {
-          baseUrl: connection.config.baseUrl,
-          protocol: connection.config.protocol,
-          authType: connection.config.authType,
-          credential: connection.credential,
-          headers: connection.config.headers,
-        },
-        "",
-        { timeoutMs: connection.config.timeoutMs },
-      );
-      shape = { credential: connection.credential, url: built.url, headers: built.headers };
-      this.shapes.set(connection, shape);
+/**
+ * Response headers as single strings: the same object when every value already is one (Node
+ * gives arrays only for a few repeated headers such as `set-cookie`), else a copy with repeated
+ * values joined and absent ones left out.
+ */
+export function plainHeaders(
+  headers: UpstreamResponse["headers"],
+): Readonly<Record<string, string>> {
+  let flat = true;
+  for (const name in headers) {
+    if (typeof headers[name] !== "string") {
+      flat = false;
+      break;
     }
-    return shape;
   }
+  if (flat) return headers as Readonly<Record<string, string>>;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === "string") out[name] = value;
+    else if (Array.isArray(value)) out[name] = value.join(", ");
+  }
+  return out;
 }

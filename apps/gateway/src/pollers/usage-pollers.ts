@@ -1,57 +1,21 @@
-import { parseUsagePayload } from "@planfirst/quota-cache";
+import type { UpstreamFailure } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
+import type { UpstreamConnector, UsageRequest } from "../connectors/connector";
+import { ConnectorError } from "../connectors/connector-error";
+import { zaiUsageRefusal } from "../connectors/zai/zai-usage";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
+import { sentCredential } from "../dispatch/sent-credential";
 import { GatewayError } from "../errors";
 import type { GatewayMetrics } from "../observability/metrics";
 import type { RoutedConnection } from "../routing/routing-table";
-import { ANTHROPIC_OAUTH_BETA, type UpstreamClient } from "../upstream";
+import type { UpstreamClient, UpstreamResponse } from "../upstream";
 import { observeUsageEvidence } from "./usage-evidence";
 
-/**
- * The usage endpoint of a connection, or null when it has none: Claude OAuth usage
- * (`/api/oauth/usage` on the base URL's origin), Codex (`/backend-api/wham/usage`), Copilot
- * (`https://api.github.com/copilot_internal/user`), OpenRouter (`/api/v1/key`). `usageUrl` in the
- * connection's config wins.
- */
-export function usageUrlOf(connection: RoutedConnection): string | null {
-  const { config } = connection;
-  if (config.usageUrl) return config.usageUrl;
-  const origin = new URL(config.baseUrl).origin;
-  switch (config.provider) {
-    case "claude":
-      return config.authType === "oauth" ? `${origin}/api/oauth/usage` : null;
-    case "codex":
-      return `${origin}/backend-api/wham/usage`;
-    case "github-copilot":
-      return "https://api.github.com/copilot_internal/user";
-    case "openrouter":
-      return `${origin}/api/v1/key`;
-    default:
-      return null;
-  }
-}
-
-/** Headers a usage endpoint wants for a connection's credential. */
-function usageHeaders(connection: RoutedConnection): Record<string, string> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  const credential = connection.credential;
-  if (!credential) return headers;
-  if (connection.config.provider === "github-copilot") {
-    headers.authorization = `token ${credential}`;
-  } else {
-    headers.authorization = `Bearer ${credential}`;
-  }
-  if (connection.config.provider === "claude") headers["anthropic-beta"] = ANTHROPIC_OAUTH_BETA;
-  return headers;
-}
-
-/**
- * Polls one connection's usage endpoint and feeds its windows to the quota cache; a 4xx/5xx
- * reply is classified like any upstream response (401/403 cools the connection until re-auth).
- * Rejects on failure so the scheduler records it; never includes the credential in an error.
- */
-export function createUsagePoller(deps: {
+/** What a usage poller reads and writes. */
+export interface UsagePollerDeps {
   connections: ReadonlyMap<string, RoutedConnection>;
+  /** Connection id → its connector; a connection without one is not polled. */
+  connectors: ReadonlyMap<string, UpstreamConnector>;
   upstream: UpstreamClient;
   quotaCache: GatewayQuotaCache;
   cooldowns: GatewayCooldowns;
@@ -59,28 +23,42 @@ export function createUsagePoller(deps: {
   logger: Logger;
   /** Counts implausible times in usage payloads (`planfirst_implausible_times_total`). */
   metrics?: GatewayMetrics;
-}): (connectionId: string) => Promise<void> {
+}
+
+const USAGE_TIMEOUT_MS = 15_000;
+
+/**
+ * Polls one connection's usage endpoint (`connector.usageRequest()`; null = the provider has none)
+ * and feeds `connector.parseUsage` windows to the quota cache. A 401 refreshes the credential
+ * once and asks again; a second 401, a 403, a credential that cannot be refreshed, or z.ai's
+ * refusal inside a 200 cools the connection as `auth_invalid` until it is logged in again. Rejects
+ * on failure so the scheduler records it; never includes a credential in an error.
+ */
+export function createUsagePoller(deps: UsagePollerDeps): (connectionId: string) => Promise<void> {
   return async (connectionId) => {
     const connection = deps.connections.get(connectionId);
-    const url = connection ? usageUrlOf(connection) : null;
-    if (!connection || !url || connection.disabledReason !== null) return;
-    const response = await deps.upstream.send({
-      url,
-      method: "GET",
-      headers: usageHeaders(connection),
-      body: "",
-      timeoutMs: 15_000,
-    });
+    const connector = deps.connectors.get(connectionId);
+    if (!connection || !connector || connection.disabledReason !== null) return;
+    const authInvalid = (code: string) =>
+      deps.cooldowns.fail(connectionId, authFailure(code), undefined);
+
+    let request = await usageRequestOf(connector, connectionId, authInvalid);
+    if (request === null) return;
+    let response = await send(deps, request);
+    if (response.status === 401) {
+      await response.text().catch(() => "");
+      connector.invalidateCredential(sentCredential(request.headers));
+      const again = await usageRequestOf(connector, connectionId, authInvalid);
+      // A static key gives the same key back: asking again would only be refused again.
+      if (again !== null && sentCredential(again.headers) !== sentCredential(request.headers)) {
+        request = again;
+        response = await send(deps, request);
+      }
+    }
     const text = await response.text();
     if (response.status >= 400) {
-      if (response.status === 401 || response.status === 403) {
-        deps.cooldowns.fail(connectionId, {
-          kind: "auth_invalid",
-          retryAt: null,
-          resetAt: null,
-          code: `usage_${response.status}`,
-        });
-      }
+      if (response.status === 401 || response.status === 403)
+        authInvalid(`usage_${response.status}`);
       throw new GatewayError({
         code: "usage_poll_failed",
         message: `usage endpoint of ${connectionId} answered ${response.status}`,
@@ -98,16 +76,99 @@ export function createUsagePoller(deps: {
         cause,
       });
     }
-    const windows = parseUsagePayload(connection.config.provider, payload, deps.now());
+    // z.ai answers a key without a plan (or a bad key) with HTTP 200 and `success: false`.
+    const refusal = connector.provider === "zai" ? zaiUsageRefusal(payload) : null;
+    if (refusal !== null) {
+      authInvalid(`usage_refused_${refusal}`);
+      throw new GatewayError({
+        code: "usage_poll_failed",
+        message: `usage endpoint of ${connectionId} refused the key (code ${refusal})`,
+        details: { connection: connectionId, status: response.status },
+      });
+    }
+    const windows = connector.parseUsage(payload, deps.now());
     if (windows.length > 0) deps.quotaCache.observe(connectionId, windows);
+    observeBilling(deps, connectionId, connector);
     observeUsageEvidence(deps, connectionId, connection.config.provider, payload, deps.now());
     deps.logger.debug({ connection: connectionId, windows: windows.length }, "usage polled");
   };
 }
 
-/** Ids of the enabled connections that have a usage endpoint. */
-export function polledConnectionIds(connections: ReadonlyMap<string, RoutedConnection>): string[] {
-  return [...connections.values()]
-    .filter((connection) => connection.disabledReason === null && usageUrlOf(connection) !== null)
-    .map((connection) => connection.config.id);
+/**
+ * Records what a connector learned about billing after its window (Codex credits, Copilot
+ * `overage_permitted`) as overage evidence `on`: such a plan can bill, so it is not
+ * `auto/subscription`-safe. `false` and `null` record nothing here: null is not a verified hard
+ * stop, and a hard stop is the catalog's word, not one reading's.
+ */
+export function observeBilling(
+  deps: { quotaCache: GatewayQuotaCache; now: () => number },
+  connectionId: string,
+  connector: UpstreamConnector,
+): void {
+  if (connector.billsAfterWindow() !== true) return;
+  deps.quotaCache.observeEvidence(connectionId, {
+    evidence: "on",
+    observedAt: new Date(deps.now()).toISOString(),
+    source: "credits",
+    detail: `${connector.provider} bills after its window`,
+  });
+}
+
+async function usageRequestOf(
+  connector: UpstreamConnector,
+  connectionId: string,
+  authInvalid: (code: string) => void,
+): Promise<UsageRequest | null> {
+  try {
+    return await connector.usageRequest();
+  } catch (error) {
+    if (!ConnectorError.isInstance(error)) throw error;
+    authInvalid(error.code);
+    throw new GatewayError({
+      code: "usage_poll_failed",
+      message: error.message,
+      details: { connection: connectionId },
+    });
+  }
+}
+
+function send(deps: UsagePollerDeps, request: UsageRequest): Promise<UpstreamResponse> {
+  return deps.upstream.send({
+    url: request.url,
+    method: request.method,
+    headers: request.headers,
+    body: "",
+    timeoutMs: USAGE_TIMEOUT_MS,
+  });
+}
+
+function authFailure(code: string): UpstreamFailure {
+  return { kind: "auth_invalid", retryAt: null, resetAt: null, code };
+}
+
+/**
+ * Ids of the enabled connections whose connector has a usage endpoint to poll: asked once at
+ * start; a connector that answers null at once has none. One that has to load or refresh its
+ * token first answers with a promise and is polled (its failure is the first poll's to report).
+ */
+export function polledConnectionIds(
+  connections: ReadonlyMap<string, RoutedConnection>,
+  connectors: ReadonlyMap<string, UpstreamConnector>,
+): string[] {
+  const ids: string[] = [];
+  for (const connection of connections.values()) {
+    if (connection.disabledReason !== null) continue;
+    const connector = connectors.get(connection.config.id);
+    if (!connector) continue;
+    let none = false;
+    try {
+      const request = connector.usageRequest();
+      none = request === null;
+      if (request instanceof Promise) request.catch(() => undefined);
+    } catch {
+      // A synchronous refusal (no account id, say): the first poll reports it.
+    }
+    if (!none) ids.push(connection.config.id);
+  }
+  return ids;
 }

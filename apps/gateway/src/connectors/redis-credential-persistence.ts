@@ -1,0 +1,65 @@
+import { Redis } from "ioredis";
+import {
+  type CredentialPersistence,
+  type StoredCredential,
+  storedCredentialSchema,
+} from "./credential-persistence";
+
+/** A {@link CredentialPersistence} on Redis, plus `close()`. */
+export interface RedisCredentialPersistence extends CredentialPersistence {
+  /** Closes the Redis connection (when this persistence opened it). */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createRedisCredentialPersistence}. */
+export interface RedisCredentialPersistenceOptions {
+  /** Redis URL; default `redis://127.0.0.1:6379`. Ignored when `client` is given. */
+  url?: string;
+  /** An existing client to use (not closed by `close()`). */
+  client?: Redis;
+  /** Prefix of the gateway's keys (`storage.keyPrefix`); the hash is `{prefix}credentials`. */
+  keyPrefix: string;
+}
+
+/**
+ * Keeps credentials in one Redis hash, `{keyPrefix}credentials`, field = credential key, value =
+ * the stored credential as JSON. Every replica of a deployment reads the same hash, so a token
+ * one replica refreshed (and the refresh token it rotated) is what the others adopt on their next
+ * refresh instead of spending the old, already used refresh token.
+ */
+export function createRedisCredentialPersistence(
+  options: RedisCredentialPersistenceOptions,
+): RedisCredentialPersistence {
+  const owned = options.client === undefined;
+  const client =
+    options.client ??
+    new Redis(options.url ?? "redis://127.0.0.1:6379", {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+    });
+  const hash = `${options.keyPrefix}credentials`;
+  return {
+    async read(key) {
+      const text = await client.hget(hash, key);
+      if (text === null) return null;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return null;
+      }
+      const parsed = storedCredentialSchema.safeParse(raw);
+      return parsed.success ? parsed.data : null;
+    },
+    async write(key, credential: StoredCredential) {
+      const valid = storedCredentialSchema.parse(credential);
+      await client.hset(hash, key, JSON.stringify(valid));
+    },
+    async keys() {
+      return (await client.hkeys(hash)).sort();
+    },
+    async close() {
+      if (owned) client.disconnect();
+    },
+  };
+}

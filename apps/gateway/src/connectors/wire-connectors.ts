@@ -1,0 +1,66 @@
+import type { ResolvedSecrets } from "../config/secrets";
+import type { UpstreamConnector } from "./connector";
+import { ConnectorError } from "./connector-error";
+import type { CredentialPersistence } from "./credential-persistence";
+import { type ConnectorRegistry, createConnectorRegistry } from "./registry";
+
+/** What {@link wireConnectors} built: a connector per enabled connection, and the secrets updated. */
+export interface WiredConnectors {
+  /** Connection id → its connector, for every connection still enabled. */
+  connectors: ReadonlyMap<string, UpstreamConnector>;
+  /**
+   * `secrets` with the connections whose connector could not be built (unknown provider,
+   * settings that do not fit it, a wire other than the connector's) added to the disabled ones,
+   * with the reason, and a warning each. Reasons name the connection, never a secret.
+   */
+  secrets: ResolvedSecrets;
+}
+
+/**
+ * Builds one connector per enabled connection (`registry.create(spec, { persistence, now })`).
+ * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
+ * `planfirst check` names the problem, as for an unset credential variable.
+ */
+export function wireConnectors(
+  secrets: ResolvedSecrets,
+  options: {
+    persistence: CredentialPersistence;
+    now: () => number;
+    registry?: ConnectorRegistry;
+  },
+): WiredConnectors {
+  const registry = options.registry ?? createConnectorRegistry();
+  const connectors = new Map<string, UpstreamConnector>();
+  const disabled = new Map(secrets.disabledConnections);
+  const warnings = [...secrets.warnings];
+  const specs = new Map(secrets.specs);
+  const disable = (id: string, reason: string) => {
+    disabled.set(id, reason);
+    specs.delete(id);
+    warnings.push(`connection ${id} is disabled: ${reason}`);
+  };
+  for (const [id, spec] of secrets.specs) {
+    let connector: UpstreamConnector;
+    try {
+      connector = registry.create(spec, { persistence: options.persistence, now: options.now });
+    } catch (error) {
+      if (!ConnectorError.isInstance(error)) throw error;
+      disable(id, error.message);
+      continue;
+    }
+    if (spec.protocol !== undefined && spec.protocol !== connector.protocol) {
+      // The body would be encoded for one wire and sent to an endpoint speaking another.
+      disable(
+        id,
+        `connection ${id}: provider "${spec.provider}" speaks protocol "${connector.protocol}" upstream, the config says "${spec.protocol}"`,
+      );
+      continue;
+    }
+    connectors.set(id, connector);
+  }
+  if (disabled.size === secrets.disabledConnections.size) return { connectors, secrets };
+  return {
+    connectors,
+    secrets: { ...secrets, specs, disabledConnections: disabled, warnings },
+  };
+}
