@@ -140,10 +140,24 @@ describe("issue 11: probes (P1–P5) and the return to the plan after a reset (S
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBe(Math.ceil((resetMs - harness.clock.now()) / 1000));
-    const body = (await refused.json()) as { error: { code: string; attempts?: unknown[] } };
+    const body = (await refused.json()) as {
+      error: { code: string; attempts?: unknown[]; resets_at: string };
+    };
     expect(body.error.code).toBe("plan_quota_exhausted");
     expect(body.error.attempts).toHaveLength(1);
+    expect(body.error.resets_at).toBe(new Date(resetMs).toISOString());
     expect(zaiHits()).toBe(1);
+    // S2b: one earliest reset: the 429, /v1/ladder and the status JSON say the same instant.
+    const ladder = await getJson<{ earliestReturnAt: string | null }>(
+      harness.url,
+      "/v1/ladder?model=auto/subscription",
+    );
+    expect(ladder.earliestReturnAt).toBe(body.error.resets_at);
+    const status = await getJson<{ returnAt: Record<string, string | null> }>(
+      harness.url,
+      "/v1/status",
+    );
+    expect(status.returnAt["auto/subscription"]).toBe(body.error.resets_at);
   });
 
   it("P5: a probe never goes to a plan whose effective overage is not hard-stop (unvouched Claude, Copilot: catalog unknown)", async () => {

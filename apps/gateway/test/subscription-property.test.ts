@@ -24,6 +24,25 @@ const bed = useTestBed({
 });
 
 const behaviour = fc.constantFrom("ok", "ok-low", "429", "500", "stream-cut");
+/** The plan also says extra usage is on or off, and refuses for money (ladder.md §14). */
+const planBehaviour = fc.constantFrom(
+  "ok",
+  "ok-low",
+  "429",
+  "500",
+  "stream-cut",
+  "ok-overage-on",
+  "ok-overage-off",
+  "money-400",
+  "money-429",
+);
+/** Plan behaviours whose answer is evidence `on` (E1). */
+const EVIDENCE_ON = new Set(["ok-overage-on", "money-400", "money-429"]);
+const MAX_STATE_AGE_MS = 180_000;
+
+function anthropicError(status: number, type: string, message: string): Reply {
+  return { status, body: { type: "error", error: { type, message } } };
+}
 
 function replyFor(kind: string, protocol: "openai" | "anthropic", nowMs: number): Reply {
   const resetAtSec = Math.floor((nowMs + 3_600_000) / 1000);
@@ -32,6 +51,33 @@ function replyFor(kind: string, protocol: "openai" | "anthropic", nowMs: number)
       return { headers: claudeUnifiedHeaders({ fiveHour: { utilization: 0.3, resetAtSec } }) };
     case "ok-low":
       return { headers: claudeUnifiedHeaders({ fiveHour: { utilization: 0.99, resetAtSec } }) };
+    case "ok-overage-on":
+      return {
+        headers: claudeUnifiedHeaders({
+          fiveHour: { utilization: 0.3, resetAtSec },
+          overageStatus: "allowed",
+        }),
+      };
+    case "ok-overage-off":
+      return {
+        headers: claudeUnifiedHeaders({
+          fiveHour: { utilization: 0.2, resetAtSec },
+          overageStatus: "rejected",
+          overageDisabledReason: "org_level_disabled",
+        }),
+      };
+    case "money-400":
+      return anthropicError(
+        400,
+        "invalid_request_error",
+        "Third-party apps now draw from your extra usage, not your plan limits.",
+      );
+    case "money-429":
+      return anthropicError(
+        429,
+        "rate_limit_error",
+        "Extra usage is required for long context requests.",
+      );
     case "429":
       return claudeRateLimited({ resetAtSec, retryAfterSec: 3600 });
     case "500":
@@ -42,12 +88,16 @@ function replyFor(kind: string, protocol: "openai" | "anthropic", nowMs: number)
 }
 
 describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-stop plans", () => {
-  it("no auto/subscription request reaches any other connection, whatever the upstreams do", async () => {
+  it("no auto/subscription request reaches any other connection, nor a plan whose fresh evidence or money refusal says it bills (E1–E4), whatever the upstreams do", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
           planUsedPercent: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
-          behaviours: fc.array(fc.tuple(behaviour, behaviour, behaviour, behaviour), {
+          // The usage endpoint's extra_usage.is_enabled: on, off or absent.
+          extraUsage: fc.constantFrom(true, false, undefined),
+          // With the operator's vouch block (hard-stop) or the bundled catalog alone (unknown).
+          vouched: fc.boolean(),
+          behaviours: fc.array(fc.tuple(planBehaviour, behaviour, behaviour, behaviour), {
             minLength: 1,
             maxLength: 6,
           }),
@@ -60,7 +110,7 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
             { minLength: 1, maxLength: 6 },
           ),
         }),
-        async ({ planUsedPercent, behaviours, requests }) => {
+        async ({ planUsedPercent, extraUsage, vouched, behaviours, requests }) => {
           for (const fake of Object.values(bed.fakes)) fake.reset();
           const harness = await startHarness({
             storage: { driver: "memory" },
@@ -103,17 +153,23 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                   models: ["qwen2.5-coder:7b"],
                 },
               ],
-              catalog: { connections: [CLAUDE_HARD_STOP_ENTRY] },
+              catalog: { connections: vouched ? [CLAUDE_HARD_STOP_ENTRY] : [] },
               categories: { coding: ["*"] },
             },
           });
           try {
             const now = harness.clock.now();
+            // When the plan's own answer last said it bills (evidence `on`), epoch ms.
+            let lastOnMs = Number.NEGATIVE_INFINITY;
             if (planUsedPercent !== undefined) {
-              bed.fakes.plan.usage(claudeUsagePayload(planUsedPercent, now + 3_600_000), {
-                endpoint: "claude",
-              });
+              const payload: Record<string, unknown> = claudeUsagePayload(
+                planUsedPercent,
+                now + 3_600_000,
+              );
+              if (extraUsage !== undefined) payload.extra_usage = { is_enabled: extraUsage };
+              bed.fakes.plan.usage(payload, { endpoint: "claude" });
               await harness.server.gateway.refreshUsage();
+              if (extraUsage === true) lastOnMs = now;
             }
             let step = 0;
             const scriptOf = (index: number, protocol: "openai" | "anthropic") => () => {
@@ -128,6 +184,9 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
             for (const request of requests) {
               step++;
               const before = others.map((fake) => fake.completionHits().length);
+              const planBefore = bed.fakes.plan.completionHits().length;
+              const nowMs = harness.clock.now();
+              const evidenceOnFresh = nowMs - lastOnMs < MAX_STATE_AGE_MS;
               const body =
                 request.route === "chat"
                   ? chatBody(request.id, { stream: request.stream })
@@ -138,12 +197,17 @@ describe("SUB2/SUB6 property: auto/subscription only ever reaches verified hard-
                 body,
               );
               await response.text();
+              const planHit = bed.fakes.plan.completionHits().length > planBefore;
               if (request.id !== "auto/thrifty") {
                 expect(others.map((fake) => fake.completionHits().length)).toEqual(before);
+                // E4: while the plan's own fresh evidence says it bills, it is sent nothing.
+                if (evidenceOnFresh) expect(planHit).toBe(false);
                 if (response.status === 200) {
                   expect(response.headers.get("x-planfirst-connection")).toBe("plan");
                 }
               }
+              const row = behaviours[step % behaviours.length]!;
+              if (planHit && EVIDENCE_ON.has(row[0]!)) lastOnMs = nowMs;
               harness.clock.advance(60_000);
             }
           } finally {

@@ -88,6 +88,11 @@ export interface GatewayStatus {
   requestsLastHour: Record<string, number>;
   /** The last served request per routing id (the id the client asked for). */
   lastServed: Record<string, StatusServed>;
+  /**
+   * When each routing id could serve again: the `earliestReturnAt` of `/v1/ladder` (one
+   * `earliestUsefulReset`, S2b), so the page, the 429's `Retry-After` and the CLI agree.
+   */
+  returnAt: Record<string, string | null>;
 }
 
 /**
@@ -168,7 +173,22 @@ export function gatewayStatus(
     budgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
     lastServed,
+    returnAt: returnTimes(app),
   };
+}
+
+/** `earliestReturnAt` of each status routing id, as `/v1/ladder` computes it. */
+function returnTimes(app: AppContext): Record<string, string | null> {
+  const source = explainSourceOf(app);
+  const times: Record<string, string | null> = {};
+  for (const routingId of STATUS_ROUTING_IDS) {
+    try {
+      times[routingId] = explainModel(source, routingId).earliestReturnAt;
+    } catch {
+      times[routingId] = null;
+    }
+  }
+  return times;
 }
 
 /**
