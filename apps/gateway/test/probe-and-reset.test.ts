@@ -35,7 +35,7 @@ function config(
   };
 }
 
-function allConnections(): GatewayConfigInput["connections"] {
+function allConnections(): NonNullable<GatewayConfigInput["connections"]> {
   return [
     {
       id: "zai-plan",
