@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { parseConfig } from "../src/config/load-config";
-import { startServer } from "../src/server";
+import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startInstantUpstream } from "./instant-upstream";
 import { startRawProxy } from "./raw-proxy";
 
 // One benchmark server in its own process, so the load generator and the other servers never
-// share its event loop or its CPU time. Usage: child.ts upstream | raw-proxy URL | gateway URL.
+// share its event loop or its CPU time. Usage: child.ts upstream | raw-proxy URL |
+// gateway URL VARIANT (see gateway-variants.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
 // CPU time it has used and { type: "memory" } with its memory figures; closes and exits on
 // { type: "close" } (so --cpu-prof can write its file).
@@ -36,30 +33,14 @@ if (role === "upstream") {
   ({ url } = proxy);
   close = proxy.close;
 } else if (role === "gateway") {
-  const dir = mkdtempSync(join(tmpdir(), "planfirst-bench-"));
-  const config = parseConfig({
-    // Default store (SQLite) and the default log level: nothing is logged per routed request.
-    server: { port: 0, logLevel: "info" },
-    storage: { driver: "sqlite", path: join(dir, "state.db") },
-    connections: [
-      {
-        id: "local",
-        provider: "ollama",
-        authType: "none",
-        protocol: "openai",
-        baseUrl: target!,
-        models: ["bench-model"],
-      },
-    ],
-  });
-  const gateway = await startServer({ config, env: {}, print: () => undefined, pollUsage: false });
-  url = gateway.url;
-  close = async () => {
-    await gateway.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const variant = process.argv[4] as GatewayVariant;
+  const gateway = await startBenchGateway(variant, target!);
+  ({ url } = gateway);
+  close = gateway.close;
 } else {
-  throw new Error(`unknown role "${role}": use upstream, raw-proxy URL or gateway URL`);
+  throw new Error(
+    `unknown role "${role}": use upstream, raw-proxy URL or gateway URL ${GATEWAY_VARIANTS.join("|")}`,
+  );
 }
 
 process.on("message", async (command: ChildCommand) => {

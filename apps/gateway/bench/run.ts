@@ -1,20 +1,31 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
 import type { ChildCommand, ChildReport } from "./child";
+import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { benchUpstreamClients } from "./upstream-clients";
 
-// Load benchmark (issue 6 "Performance"): the same load straight to an instant upstream, through
-// a raw node:http proxy, and through the gateway on auto/thrifty; 32 connections, non-stream and
-// stream; then the gateway's resident memory after warm-up and after 100,000 requests.
-// The upstream, the raw proxy and the gateway each run in their own process; autocannon runs here.
+// Load benchmark (issue 14): the same load straight to an instant upstream, through a raw
+// node:http proxy, and through the gateway on auto/thrifty served by a hard-stop plan, a keyless
+// server, and a paid (budgeted, reserved and settled) rung on the SQLite, memory and Redis
+// stores; 32 connections, non-stream and stream, one table from one run. Then the paid SQLite
+// gateway's heap after GC at warm-up, +50,000 and +100,000 paid requests.
+// Every server runs in its own process; autocannon runs here.
 // BENCH_DURATION_S: seconds per measured case (default 8). BENCH_CPU_PROF=DIR: write a V8 CPU
-// profile of the gateway process into DIR.
+// profile of the paid SQLite gateway into DIR. BENCH_MEMORY=0 skips the memory run.
+// BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
+// Last, the gateway's node:http upstream client against undici 7 (upstream-clients.ts);
+// BENCH_CLIENTS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
+const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
+const ONLY = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const CONNECTIONS = 32;
 const WARMUP_REQUESTS = 5_000;
 const MEMORY_REQUESTS = 100_000;
@@ -49,7 +60,7 @@ function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> 
     });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`${args[0]} exited early (${code})`)));
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited early (${code})`)));
     child.once("message", (report: ChildReport) => {
       if (report.type === "listening") resolve({ process: child, url: report.url, ask });
     });
@@ -88,87 +99,137 @@ const body = (model: string, stream: boolean) =>
     messages: [{ role: "user", content: "Say ok." }],
   });
 
+const startGateway = (variant: GatewayVariant, upstreamUrl: string, nodeOptions: string[] = []) =>
+  startChild(["gateway", upstreamUrl, variant], ["--expose-gc", ...nodeOptions]);
+
+const loadBefore = loadavg();
 const upstream = await startChild(["upstream"]);
 const proxy = await startChild(["raw-proxy", upstream.url]);
 if (CPU_PROFILE_DIR) mkdirSync(CPU_PROFILE_DIR, { recursive: true });
-const gateway = await startChild(
-  ["gateway", upstream.url],
-  ["--expose-gc", ...(CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
-);
+const profiled = CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [];
+const gateways: Partial<Record<GatewayVariant, Child>> = {};
+for (const variant of GATEWAY_VARIANTS) {
+  if (ONLY && !ONLY.includes(variant)) continue;
+  gateways[variant] = await startGateway(
+    variant,
+    upstream.url,
+    variant === "paid-sqlite" ? profiled : [],
+  );
+}
 
 console.log(
   `${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_REQUESTS} warm-up requests; ` +
-    "upstream, raw proxy and gateway each in their own process, load generator in this one.",
+    "upstream, raw proxy and each gateway in their own process, load generator in this one.",
 );
 console.log(
-  "Gateway: one keyless connection (ollama, authType none) on auto/thrifty, default SQLite store, " +
-    "log level info. A keyless or plan connection costs nothing, so no spend is reserved or settled: " +
-    "the ledger is not on this path.",
+  "Gateways on auto/thrifty, log level info: plan = a z.ai coding plan key (hard-stop plan, " +
+    "rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
+    "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
+    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
 );
 console.log("");
 
-const rows: string[][] = [];
-const results: Record<string, number> = {};
+// The CPU column is the serving process's own time (the upstream's for "direct"): on a machine
+// shared by the load generator and every hop, it is steadier than req/s.
+const labels: Record<GatewayVariant, string> = {
+  plan: "planfirst, plan rung",
+  keyless: "planfirst, keyless rung",
+  "paid-sqlite": "planfirst, paid rung, SQLite (default)",
+  "paid-memory": "planfirst, paid rung, memory",
+  "paid-redis": "planfirst, paid rung, Redis",
+};
+const cases: [string, string, string, Child][] = [
+  ["direct", `${upstream.url}/chat/completions`, "bench-model", upstream],
+  ["raw node:http proxy", `${proxy.url}/v1/chat/completions`, "bench-model", proxy],
+  ...Object.entries(gateways).map(([variant, child]): [string, string, string, Child] => [
+    labels[variant as GatewayVariant],
+    `${child.url}/v1/chat/completions`,
+    "auto/thrifty",
+    child,
+  ]),
+];
+
+interface Row {
+  name: string;
+  stream: boolean;
+  result: LoadResult;
+  cpuPerRequest: number;
+}
+const rows: Row[] = [];
 for (const stream of [false, true]) {
-  // The CPU column is the serving process's own time (the upstream's for "direct"): on a
-  // machine shared by the load generator and every hop, it is steadier than req/s.
-  const cases: [string, string, string, Child][] = [
-    ["direct", `${upstream.url}/chat/completions`, "bench-model", upstream],
-    ["raw node:http proxy", `${proxy.url}/v1/chat/completions`, "bench-model", proxy],
-    ["gateway auto/thrifty", `${gateway.url}/v1/chat/completions`, "auto/thrifty", gateway],
-  ];
   for (const [name, url, model, server] of cases) {
     await load(url, body(model, stream), { amount: WARMUP_REQUESTS });
     const cpuBefore = await cpuMicros(server);
     const result = await load(url, body(model, stream));
     const cpuPerRequest = ((await cpuMicros(server)) - cpuBefore) / result.requests.total;
-    results[`${name}:${stream}`] = result.requests.average;
-    rows.push([
-      name,
-      stream ? "stream" : "non-stream",
-      result.requests.average.toFixed(0),
-      String(result.latency.p50),
-      String(result.latency.p99),
-      cpuPerRequest.toFixed(0),
-      String(result.non2xx + result.errors + result.timeouts),
-    ]);
+    rows.push({ name, stream, result, cpuPerRequest });
   }
 }
-printTable(["target", "mode", "req/s", "p50 ms", "p99 ms", "CPU µs/req", "errors"], rows);
+const proxyRate = (stream: boolean) =>
+  rows.find((row) => row.stream === stream && row.name === "raw node:http proxy")!.result.requests
+    .average;
+printTable(
+  ["path", "mode", "req/s", "of raw proxy", "p50 ms", "p99 ms", "CPU µs/req", "errors"],
+  rows.map(({ name, stream, result, cpuPerRequest }) => [
+    name,
+    stream ? "stream" : "non-stream",
+    result.requests.average.toFixed(0),
+    `${((result.requests.average / proxyRate(stream)) * 100).toFixed(0)} %`,
+    String(result.latency.p50),
+    String(result.latency.p99),
+    cpuPerRequest.toFixed(0),
+    String(result.non2xx + result.errors + result.timeouts),
+  ]),
+);
 console.log("");
 for (const stream of [false, true]) {
-  const mode = stream ? "stream" : "non-stream";
-  const viaProxy = results[`raw node:http proxy:${stream}`]!;
-  const viaGateway = results[`gateway auto/thrifty:${stream}`]!;
-  const direct = results[`direct:${stream}`]!;
+  const target = stream ? 50 : 60;
+  const planfirst = rows.filter((row) => row.stream === stream && row.name.startsWith("planfirst"));
+  if (planfirst.length === 0) continue;
+  const worst = Math.min(
+    ...planfirst.map((row) => row.result.requests.average / proxyRate(stream)),
+  );
   console.log(
-    `${mode}: gateway / raw proxy ${((viaGateway / viaProxy) * 100).toFixed(0)} %, ` +
-      `raw proxy / direct ${((viaProxy / direct) * 100).toFixed(0)} %`,
+    `${stream ? "stream" : "non-stream"}: slowest planfirst path ${(worst * 100).toFixed(0)} % ` +
+      `of the raw proxy (target ≥ ${target} %)`,
   );
 }
 
-const mb = (bytes: number | null) =>
-  bytes === null ? "n/a" : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-async function memoryRow(label: string): Promise<string[]> {
-  const report = await gateway.ask({ type: "memory" });
-  if (report.type !== "memory") throw new Error("the gateway did not report its memory");
-  return [label, mb(report.rssBytes), mb(report.heapUsedAfterGcBytes)];
+const paid = gateways["paid-sqlite"];
+if (MEMORY_RUN && paid) {
+  const paidUrl = `${paid.url}/v1/chat/completions`;
+  const mb = (bytes: number | null) =>
+    bytes === null ? "n/a" : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const memoryRow = async (label: string): Promise<string[]> => {
+    const report = await paid.ask({ type: "memory" });
+    if (report.type !== "memory") throw new Error("the gateway did not report its memory");
+    return [label, mb(report.rssBytes), mb(report.heapUsedAfterGcBytes)];
+  };
+  const memory: string[][] = [await memoryRow("after warm-up and the cases above")];
+  let served = 0;
+  let failed = 0;
+  for (const stream of [false, true]) {
+    const result = await load(paidUrl, body("auto/thrifty", stream), {
+      amount: MEMORY_REQUESTS / 2,
+    });
+    served += MEMORY_REQUESTS / 2;
+    failed += result.non2xx + result.errors + result.timeouts;
+    memory.push(
+      await memoryRow(`+ ${served.toLocaleString("en-US")} paid requests (${failed} failed)`),
+    );
+  }
+  console.log("");
+  printTable(["paid SQLite gateway", "RSS", "heap used after GC"], memory);
 }
-const memory: string[][] = [await memoryRow("after warm-up and the cases above")];
-let served = 0;
-let failed = 0;
-for (const stream of [false, true]) {
-  const result = await load(`${gateway.url}/v1/chat/completions`, body("auto/thrifty", stream), {
-    amount: MEMORY_REQUESTS / 2,
-  });
-  served += MEMORY_REQUESTS / 2;
-  failed += result.non2xx + result.errors + result.timeouts;
-  memory.push(await memoryRow(`+ ${served.toLocaleString("en-US")} requests (${failed} failed)`));
-}
-console.log("");
-printTable(["gateway process", "RSS", "heap used after GC"], memory);
 
-await stopChild(gateway);
-await stopChild(proxy);
-await stopChild(upstream);
-if (CPU_PROFILE_DIR) console.log(`\ngateway CPU profile written to ${CPU_PROFILE_DIR}`);
+if (CLIENTS_RUN) {
+  console.log("\nThe upstream client alone, against the instant upstream, from this process:");
+  await benchUpstreamClients(`${upstream.url}/chat/completions`, DURATION_S);
+}
+
+for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+const loadAfter = loadavg();
+console.log(
+  `\nload average (1 min) before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`,
+);
+if (CPU_PROFILE_DIR) console.log(`paid SQLite gateway CPU profile written to ${CPU_PROFILE_DIR}`);

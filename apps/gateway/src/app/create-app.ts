@@ -16,10 +16,12 @@ import { createClientKeyVerifier } from "./auth/client-keys";
 import { errorReply } from "./on-error";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { completionNodeHandler } from "./routes/completions";
+import { countTokensRoutes } from "./routes/count-tokens";
 import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
 import { messagesRoutes } from "./routes/messages";
 import { modelsRoutes } from "./routes/models";
+import { responsesRoutes } from "./routes/responses";
 import { completionRoutes, protocolOfPath } from "./routes/route-table";
 import { isStatusPath, statusRoutes } from "./routes/status";
 
@@ -71,6 +73,8 @@ export function buildGatewayApp(
   hono.route("/", healthRoutes(context));
   hono.route("/", chatCompletionsRoutes(context));
   hono.route("/", messagesRoutes(context));
+  hono.route("/", countTokensRoutes(context));
+  hono.route("/", responsesRoutes(context));
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
   hono.route("/", statusRoutes(context));
@@ -108,10 +112,7 @@ function withConnectors(deps: GatewayDeps): GatewayDeps {
 export function nodeFastPaths(context: AppContext): ReadonlyMap<string, NodeRouteHandler> {
   const paths = new Map<string, NodeRouteHandler>();
   for (const route of completionRoutes()) {
-    paths.set(
-      fastPathKey(route.method, route.path),
-      completionNodeHandler(context, route),
-    );
+    paths.set(fastPathKey(route.method, route.path), completionNodeHandler(context, route));
   }
   return paths;
 }

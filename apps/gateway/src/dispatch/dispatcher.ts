@@ -126,7 +126,10 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         continue;
       }
       // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
-      const admission = isPaidRung(target.rung) ? await admitOrSkip(ledger, target, request) : FREE;
+      const admission =
+        isPaidRung(target.rung) && !request.unbilled
+          ? await admitOrSkip(ledger, target, request)
+          : FREE;
       if (admission === STORE_DOWN) {
         attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
         continue;

@@ -19,6 +19,11 @@ export interface ClientRequest {
    * `/v1/messages`): served only by upstreams of the client's own protocol, appended to their URL.
    */
   subPath?: string;
+  /**
+   * The upstream bills nothing for this call (Anthropic `count_tokens`): paid rungs reserve
+   * nothing for it, so it can neither be refused by a budget nor book a cost.
+   */
+  unbilled?: boolean;
   /** Query forwarded to Anthropic upstreams (`beta=true` from Claude Code), without the `?`. */
   query?: string;
   /** The parsed JSON body (parsed once). */

@@ -24,6 +24,8 @@ export interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
   /** `beta=true` when the client asked for it (Claude Code), forwarded to Anthropic upstreams. */
   readonly query: string | undefined;
+  /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
+  readonly unbilled?: boolean;
 }
 
 /**
@@ -79,6 +81,7 @@ export function answerCompletion(
     ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
     ...(extras.query ? { query: extras.query } : {}),
     ...(route.subPath ? { subPath: route.subPath } : {}),
+    ...(extras.unbilled ? { unbilled: true } : {}),
     body,
     modelId,
     stream: body.stream === true,

@@ -1,13 +1,22 @@
 import { ADVERTISED_AUTO_IDS } from "@planfirst/subscription-ladder";
 import { Hono } from "hono";
 import type { AppContext, GatewayEnv } from "../app-context";
+import {
+  anthropicModelList,
+  codexModelList,
+  type ListedModel,
+  type ModelListShape,
+  modelListShape,
+  openAiModelList,
+} from "./model-lists";
 
 /**
  * `GET /v1/models`: the configured concrete models and the auto ids (`auto/subscription`,
- * `auto/thrifty`, and per category `auto/<category>:subscription|thrifty`), OpenAI list shape.
+ * `auto/thrifty`, and per category `auto/<category>:subscription|thrifty`), in the shape the
+ * caller reads (see `modelListShape`): OpenAI's, Anthropic's, or Codex's.
  */
 export function modelsRoutes(app: AppContext): Hono<GatewayEnv> {
-  const created = Math.floor(app.deps.now() / 1000);
+  const nowMs = app.deps.now();
   const ids = [
     ...ADVERTISED_AUTO_IDS,
     ...app.table.categories.flatMap((category) => [
@@ -16,21 +25,22 @@ export function modelsRoutes(app: AppContext): Hono<GatewayEnv> {
     ]),
     ...app.table.models,
   ];
-  const body = JSON.stringify({
-    object: "list",
-    data: ids.map((id) => ({
-      id,
-      object: "model",
-      created,
-      owned_by: id.startsWith("auto/") ? "planfirst" : ownerOf(app, id),
-      // Anthropic's list shape, for clients that read it.
-      type: "model",
-      display_name: id,
-    })),
+  const models: ListedModel[] = ids.map((id) => ({
+    id,
+    ownedBy: id.startsWith("auto/") ? "planfirst" : ownerOf(app, id),
+  }));
+  const bodies: Readonly<Record<ModelListShape, string>> = {
+    openai: openAiModelList(models, Math.floor(nowMs / 1000)),
+    anthropic: anthropicModelList(models, new Date(nowMs).toISOString()),
+    codex: codexModelList(),
+  };
+  return new Hono<GatewayEnv>().get("/v1/models", (c) => {
+    const shape = modelListShape(
+      (name) => c.req.query(name),
+      (name) => c.req.header(name),
+    );
+    return c.body(bodies[shape], 200, { "content-type": "application/json" });
   });
-  return new Hono<GatewayEnv>().get("/v1/models", (c) =>
-    c.body(body, 200, { "content-type": "application/json" }),
-  );
 }
 
 function ownerOf(app: AppContext, model: string): string {

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { parseConfig } from "../src/config/load-config";
+import type { GatewayConfigInput } from "../src/config/schema";
+import { startServer } from "../src/server";
+
+/**
+ * The gateway set-ups the load benchmark compares, each routing `auto/thrifty` to one
+ * connection on the instant upstream:
+ * - `plan`: a z.ai GLM Coding Plan key (a hard-stop plan by the catalog: rung 0, no ledger call);
+ * - `keyless`: a keyless local server (ollama, authType none; no ledger call);
+ * - `paid-sqlite`, `paid-memory`, `paid-redis`: an OpenRouter key on a priced model (the cheap
+ *   rung, budgeted), so every request reserves its worst case before the upstream call and
+ *   settles after, on the default SQLite store, the memory store, or Redis (REDIS_URL).
+ */
+export const GATEWAY_VARIANTS = [
+  "plan",
+  "keyless",
+  "paid-sqlite",
+  "paid-memory",
+  "paid-redis",
+] as const;
+
+/** One of {@link GATEWAY_VARIANTS}. */
+export type GatewayVariant = (typeof GATEWAY_VARIANTS)[number];
+
+/** A benchmark gateway on 127.0.0.1, its state in a temporary directory (and Redis prefix). */
+export interface BenchGateway {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+// Fake keys: the instant upstream reads none of them.
+const ENV = { BENCH_PLAN_KEY: "bench-plan-key", BENCH_PAID_KEY: "bench-paid-key" };
+
+function connectionFor(
+  variant: GatewayVariant,
+  upstreamUrl: string,
+): GatewayConfigInput["connections"] {
+  if (variant === "plan") {
+    return [
+      {
+        id: "zai-plan",
+        provider: "zai",
+        authType: "apikey",
+        protocol: "openai",
+        baseUrl: upstreamUrl,
+        credential: "env:BENCH_PLAN_KEY",
+        models: ["glm-4.6"],
+      },
+    ];
+  }
+  if (variant === "keyless") {
+    return [
+      {
+        id: "local",
+        provider: "ollama",
+        authType: "none",
+        protocol: "openai",
+        baseUrl: upstreamUrl,
+        models: ["bench-model"],
+      },
+    ];
+  }
+  return [
+    {
+      id: "openrouter",
+      provider: "openrouter",
+      authType: "apikey",
+      protocol: "openai",
+      baseUrl: upstreamUrl,
+      credential: "env:BENCH_PAID_KEY",
+      models: ["qwen/qwen3-coder"],
+    },
+  ];
+}
+
+/** Starts the gateway of `variant` in front of `upstreamUrl`, at the default log level. */
+export async function startBenchGateway(
+  variant: GatewayVariant,
+  upstreamUrl: string,
+): Promise<BenchGateway> {
+  if (!GATEWAY_VARIANTS.includes(variant)) {
+    throw new Error(`unknown gateway variant "${variant}": ${GATEWAY_VARIANTS.join(", ")}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "planfirst-bench-"));
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const keyPrefix = `planfirst-bench-${process.pid}:`;
+  const storage: GatewayConfigInput["storage"] =
+    variant === "paid-memory"
+      ? { driver: "memory" }
+      : variant === "paid-redis"
+        ? { driver: "redis", url: redisUrl, keyPrefix, journalPath: join(dir, "journal.db") }
+        : { driver: "sqlite", path: join(dir, "state.db") };
+  const config = parseConfig({
+    // The default log level: nothing is logged per routed request.
+    server: { port: 0, logLevel: "info" },
+    storage,
+    connections: connectionFor(variant, upstreamUrl),
+    // A budget far above what the run spends: every request reserves and settles, none refused.
+    subscriptionLadder: { rungBudgetUsd: { cheap: 1_000_000 } },
+  });
+  const gateway = await startServer({ config, env: ENV, print: () => undefined, pollUsage: false });
+  await gateway.gateway.ready();
+  return {
+    url: gateway.url,
+    async close() {
+      await gateway.close();
+      if (variant === "paid-redis") await deleteKeys(redisUrl, keyPrefix);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Removes this run's keys from the shared Redis. */
+async function deleteKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    // Keys sit under a `{prefix…}` hash tag or start with the prefix itself.
+    for (const pattern of [`${prefix}*`, `{${prefix}*`]) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== "0");
+    }
+  } finally {
+    redis.disconnect();
+  }
+}

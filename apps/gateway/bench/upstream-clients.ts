@@ -1,0 +1,142 @@
+import { printTable } from "@planfirst/bench";
+import { Pool } from "undici";
+import { createUpstreamClient } from "../src/upstream";
+
+// The gateway's upstream client (node:http, hand-written) against undici 7's `Pool` doing the
+// same job: POST a serialised body, wait for the headers within a header timeout, read the body
+// within an idle (body) timeout, give an unread body back with `dump()`. Both run in this
+// process as closed loops (`CONNECTIONS` calls in flight) against the instant upstream in its
+// own process, taking turns (A B A B) so drifting machine load hits both alike.
+
+const CONNECTIONS = 32;
+const ROUNDS = 2;
+
+const body = (stream: boolean) =>
+  JSON.stringify({
+    model: "bench-model",
+    stream,
+    max_tokens: 64,
+    messages: [{ role: "user", content: "Say ok." }],
+  });
+
+type Call = (stream: boolean) => Promise<void>;
+
+function nodeHttpCall(url: string): { call: Call; close(): void } {
+  const client = createUpstreamClient();
+  const headers = { "content-type": "application/json", authorization: "Bearer bench" };
+  return {
+    async call(stream) {
+      const response = await client.send({
+        url,
+        headers,
+        body: body(stream),
+        timeoutMs: 30_000,
+        idleTimeoutMs: 30_000,
+      });
+      if (!stream) {
+        await response.text();
+        return;
+      }
+      const reader = response.chunks();
+      while (!(await reader.next()).done) {
+        // Relay nothing: only the read is measured.
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+function undiciCall(url: string): { call: Call; close(): void } {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: 64, pipelining: 1 });
+  const headers = { "content-type": "application/json", authorization: "Bearer bench" };
+  return {
+    async call(stream) {
+      const response = await pool.request({
+        path: target.pathname,
+        method: "POST",
+        headers,
+        body: body(stream),
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
+      });
+      if (response.statusCode >= 300) {
+        await response.body.dump();
+        return;
+      }
+      if (!stream) {
+        await response.body.text();
+        return;
+      }
+      for await (const _chunk of response.body) {
+        // Relay nothing: only the read is measured.
+      }
+    },
+    close: () => void pool.close(),
+  };
+}
+
+async function closedLoop(call: Call, stream: boolean, durationMs: number) {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let done = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (performance.now() - started < durationMs) {
+      try {
+        await call(stream);
+        done += 1;
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsedS = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { rate: done / elapsedS, cpuPerCall: (cpu.user + cpu.system) / done, failed };
+}
+
+/**
+ * Measures both clients against `chatUrl` (the instant upstream's chat completions URL) for
+ * `durationS` seconds per turn, non-stream and stream, and prints one table.
+ */
+export async function benchUpstreamClients(chatUrl: string, durationS: number): Promise<void> {
+  const clients = {
+    "node:http (today)": nodeHttpCall(chatUrl),
+    "undici 7 Pool": undiciCall(chatUrl),
+  };
+  const totals = new Map<string, { rate: number; cpu: number; failed: number; turns: number }>();
+  for (const stream of [false, true]) {
+    for (const client of Object.values(clients)) {
+      // Warm both pools before anything is measured.
+      await closedLoop(client.call, stream, 1_000);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, client] of Object.entries(clients)) {
+        const result = await closedLoop(client.call, stream, (durationS * 1000) / ROUNDS);
+        const key = `${name}\u0000${stream}`;
+        const total = totals.get(key) ?? { rate: 0, cpu: 0, failed: 0, turns: 0 };
+        total.rate += result.rate;
+        total.cpu += result.cpuPerCall;
+        total.failed += result.failed;
+        total.turns += 1;
+        totals.set(key, total);
+      }
+    }
+  }
+  for (const client of Object.values(clients)) client.close();
+  printTable(
+    ["upstream client", "mode", "calls/s", "CPU µs/call", "errors"],
+    [...totals].map(([key, total]) => {
+      const [name, stream] = key.split("\u0000");
+      return [
+        name!,
+        stream === "true" ? "stream" : "non-stream",
+        (total.rate / total.turns).toFixed(0),
+        (total.cpu / total.turns).toFixed(0),
+        String(total.failed),
+      ];
+    }),
+  );
+}
