@@ -1,0 +1,413 @@
+import {
+  CODEX_FAKE_CLIENT_ID,
+  credentialLabel,
+  type FakePlanProviders,
+  type FakeUpstream,
+  startFakePlanProviders,
+  startFakeUpstream,
+} from "@planfirst/fake-upstream";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { GatewayConfigInput } from "../src/config/schema";
+import { chatBody, createClock, type Harness, post, startHarness, type TestClock } from "./harness";
+
+// Each plan connector against its provider's fake on loopback, through a real gateway over a
+// real SQLite file, with a metered OpenAI-compatible fallback on the cheap rung.
+
+const hour = 3_600_000;
+
+/** Operator entry making a plan a verified hard stop (the bundled catalog says `unknown`). */
+function hardStop(provider: string) {
+  return {
+    provider,
+    authType: "oauth",
+    billing: "subscription" as const,
+    overage: "hard-stop" as const,
+    reason: `test: paid overage is off on this ${provider} account, so the plan stops at its limit`,
+    sources: ["https://example.invalid/terms"],
+    reviewed: "2026-11-30",
+  };
+}
+
+let clock: TestClock;
+let plans: FakePlanProviders;
+let metered: FakeUpstream;
+let running: Harness[] = [];
+
+beforeAll(async () => {
+  clock = createClock();
+  plans = await startFakePlanProviders({ now: () => clock.now(), accessTokenTtlSec: 3600 });
+  metered = await startFakeUpstream({ protocol: "openai", name: "metered" });
+});
+
+afterAll(async () => {
+  await Promise.all([plans.close(), metered.close()]);
+});
+
+beforeEach(() => {
+  clock.set(Date.parse("2026-11-30T10:00:00Z"));
+  plans.hits.length = 0;
+  plans.codex.exhaustedUntilSec = null;
+  plans.codex.hasCredits = false;
+  plans.codex.failRefreshes(false);
+  plans.copilot.exhausted = false;
+  plans.zai.exhaustedUntilBeijing = null;
+  plans.kimi.failRefreshes(false);
+});
+
+afterEach(async () => {
+  await Promise.all(running.map((harness) => harness.close()));
+  running = [];
+  metered.reset();
+});
+
+const METERED_KEY = "sk-metered-secret-value-0009";
+
+function meteredConnection() {
+  return {
+    id: "metered",
+    provider: "openrouter",
+    authType: "apikey",
+    protocol: "openai" as const,
+    baseUrl: metered.url,
+    usageUrl: `${metered.url}/api/v1/key`,
+    credential: "env:METERED_KEY",
+    models: ["qwen/qwen3-coder"],
+    timeoutMs: 5_000,
+  };
+}
+
+async function gateway(
+  connections: NonNullable<GatewayConfigInput["connections"]>,
+  env: Record<string, string>,
+  providers: string[],
+): Promise<Harness> {
+  const harness = await startHarness({
+    clock,
+    env: { ...env, METERED_KEY },
+    config: {
+      connections: [...connections, meteredConnection()],
+      catalog: { connections: providers.map(hardStop) },
+      subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
+    },
+  });
+  running.push(harness);
+  return harness;
+}
+
+function completionHits(path: string) {
+  return plans.hits.filter((hit) => hit.method === "POST" && hit.path === path);
+}
+
+async function served(harness: Harness, model: string, extra: Record<string, unknown> = {}) {
+  const response = await post(harness.url, "/v1/chat/completions", chatBody(model, extra));
+  const text = await response.text();
+  return { response, text, rung: response.headers.get("x-planfirst-rung") };
+}
+
+function copilotConnection() {
+  return {
+    id: "copilot",
+    provider: "github-copilot",
+    authType: "oauth",
+    protocol: "openai" as const,
+    usageUrl: plans.copilot.userUrl,
+    credential: { githubToken: "env:GH_TOKEN", tokenUrl: plans.copilot.tokenUrl },
+    models: ["gpt-4.1"],
+    timeoutMs: 5_000,
+  };
+}
+
+describe("GitHub Copilot seat", () => {
+  it("is served on rung 0 with an exchanged session token, never the GitHub token", async () => {
+    const harness = await gateway([copilotConnection()], { GH_TOKEN: plans.copilot.githubToken }, [
+      "github-copilot",
+    ]);
+    const exchangesBefore = plans.copilot.exchanges;
+    for (const model of ["gpt-4.1", "auto/subscription", "auto/thrifty"]) {
+      const answer = await served(harness, model);
+      expect(answer.response.status, model).toBe(200);
+      expect(answer.rung, model).toBe("subscription");
+      expect(answer.response.headers.get("x-planfirst-connection")).toBe("copilot");
+    }
+    const hits = completionHits("/copilot/chat/completions");
+    expect(hits).toHaveLength(3);
+    // Session tokens from the exchange (the fake issues them as `tid=…`), never the GitHub token.
+    const github = credentialLabel(plans.copilot.githubToken);
+    for (const hit of hits) {
+      expect(hit.scheme).toBe("Bearer");
+      expect(hit.label).toMatch(/^tid=/);
+      expect(hit.label).not.toBe(github);
+    }
+    // One exchange serves every request while the session token is valid.
+    expect(plans.copilot.exchanges - exchangesBefore).toBe(1);
+    expect(harness.logs.join("")).not.toContain(plans.copilot.githubToken);
+  });
+
+  it("reads quota from the usage poll, escalates on quota_exceeded and gives auto/subscription the monthly reset", async () => {
+    const harness = await gateway([copilotConnection()], { GH_TOKEN: plans.copilot.githubToken }, [
+      "github-copilot",
+    ]);
+    plans.copilot.premiumPercentRemaining = 60;
+    await harness.server.gateway.refreshUsage();
+    const state = harness.server.gateway.deps.quotaCache.get("github-copilot", "copilot");
+    expect(state?.status).toBe("available");
+    expect(state?.remainingPercent).toBe(60);
+
+    plans.copilot.exhausted = true;
+    const thrifty = await served(harness, "auto/thrifty");
+    expect(thrifty.response.status).toBe(200);
+    expect(thrifty.rung).toBe("cheap");
+    expect(completionHits("/copilot/chat/completions")).toHaveLength(1);
+
+    const subscription = await served(harness, "auto/subscription");
+    expect(subscription.response.status).toBe(429);
+    const resetMs = Date.parse(plans.copilot.resetDateUtc);
+    expect(Number(subscription.response.headers.get("retry-after"))).toBe(
+      Math.ceil((resetMs - clock.now()) / 1000),
+    );
+    // Cooling until the reset: the seat is sent nothing more.
+    expect(completionHits("/copilot/chat/completions")).toHaveLength(1);
+    plans.copilot.premiumPercentRemaining = 80;
+  });
+
+  it("exchanges a new session token past expiry and after a server-side revocation, with no failed request", async () => {
+    const harness = await gateway([copilotConnection()], { GH_TOKEN: plans.copilot.githubToken }, [
+      "github-copilot",
+    ]);
+    expect((await served(harness, "gpt-4.1")).response.status).toBe(200);
+    const first = plans.copilot.exchanges;
+    clock.advance(hour); // past the 30 min session token
+    expect((await served(harness, "gpt-4.1")).rung).toBe("subscription");
+    expect(plans.copilot.exchanges).toBe(first + 1);
+
+    plans.copilot.expireSessionTokens(); // GitHub revokes it early: a 401, one exchange, a retry
+    const again = await served(harness, "gpt-4.1");
+    expect(again.response.status).toBe(200);
+    expect(again.rung).toBe("subscription");
+    expect(plans.copilot.exchanges).toBe(first + 2);
+    const hits = completionHits("/copilot/chat/completions");
+    expect(hits.at(-2)?.label).not.toBe(hits.at(-1)?.label);
+  });
+});
+
+function codexConnection() {
+  return {
+    id: "chatgpt",
+    provider: "codex",
+    authType: "oauth",
+    protocol: "openai-responses" as const,
+    baseUrl: plans.codex.baseUrl,
+    credential: {
+      refreshToken: "env:CODEX_REFRESH",
+      accessToken: "env:CODEX_ACCESS",
+      accountId: "env:CODEX_ACCOUNT",
+      tokenUrl: plans.codex.tokenUrl,
+      clientId: CODEX_FAKE_CLIENT_ID,
+    },
+    models: ["gpt-5-codex"],
+    timeoutMs: 5_000,
+  };
+}
+
+function codexEnv() {
+  const login = plans.codex.issueLogin();
+  return {
+    CODEX_REFRESH: login.refreshToken,
+    CODEX_ACCESS: login.accessToken,
+    CODEX_ACCOUNT: plans.codex.accountId,
+  };
+}
+
+function zaiConnection() {
+  return {
+    id: "zai",
+    provider: "zai",
+    authType: "apikey",
+    protocol: "openai" as const,
+    baseUrl: plans.zai.baseUrl,
+    usageUrl: plans.zai.usageUrl,
+    credential: "env:ZAI_KEY",
+    models: ["glm-4.6"],
+    timeoutMs: 5_000,
+  };
+}
+
+async function responses(harness: Harness, model: string) {
+  const response = await post(harness.url, "/v1/responses", {
+    model,
+    input: "hello",
+    stream: true,
+  });
+  const text = await response.text();
+  return { response, text, rung: response.headers.get("x-planfirst-rung") };
+}
+
+describe("ChatGPT plan through the Codex backend", () => {
+  it("is served on rung 0 over Responses, with the account id and quota from the x-codex headers", async () => {
+    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const answer = await responses(harness, "gpt-5-codex");
+    expect(answer.response.status, answer.text).toBe(200);
+    expect(answer.rung).toBe("subscription");
+    expect(answer.text).toContain("response.completed");
+    const hit = completionHits("/backend-api/codex/responses").at(-1);
+    expect(hit?.headers["chatgpt-account-id"]).toBe(plans.codex.accountId);
+    expect(hit?.headers.originator).toBeUndefined(); // planfirst never claims to be Codex
+    const state = harness.server.gateway.deps.quotaCache.get("codex", "chatgpt");
+    expect(state?.remainingPercent).toBe(70); // binding window: weekly at 30 % used
+  });
+
+  it("refreshes the access token before it expires, mid-traffic, with no failed request", async () => {
+    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
+    const refreshes = plans.codex.refreshes;
+    clock.advance(2 * hour); // the seeded token is past its JWT exp
+    const after = await responses(harness, "gpt-5-codex");
+    expect(after.response.status, after.text).toBe(200);
+    expect(after.rung).toBe("subscription");
+    expect(plans.codex.refreshes).toBe(refreshes + 1);
+    // The rotated refresh token was persisted: a second expiry refreshes again with it.
+    clock.advance(2 * hour);
+    expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
+    expect(plans.codex.refreshes).toBe(refreshes + 2);
+  });
+
+  it("usage_limit_reached escalates on auto/thrifty and gives auto/subscription its resets_at", async () => {
+    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const resetSec = Math.floor(clock.now() / 1000) + 3 * 3600;
+    plans.codex.exhaustedUntilSec = resetSec;
+    const thrifty = await served(harness, "auto/thrifty", { stream: true });
+    expect(thrifty.response.status).toBe(200);
+    expect(thrifty.rung).toBe("cheap");
+    const subscription = await responses(harness, "auto/subscription");
+    expect(subscription.response.status).toBe(429);
+    expect(Number(subscription.response.headers.get("retry-after"))).toBe(
+      Math.ceil((resetSec * 1000 - clock.now()) / 1000),
+    );
+  });
+
+  it("a refresh that fails cools only that connection: the request falls through and the other plan keeps serving", async () => {
+    const harness = await gateway(
+      [codexConnection(), zaiConnection()],
+      { ...codexEnv(), ZAI_KEY: plans.zai.apiKey },
+      ["codex"],
+    );
+    expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
+    plans.codex.failRefreshes(true);
+    clock.advance(2 * hour);
+    const codexHitsBefore = completionHits("/backend-api/codex/responses").length;
+    const fell = await served(harness, "auto/thrifty", { stream: true });
+    expect(fell.response.status).toBe(200);
+    expect(fell.response.headers.get("x-planfirst-connection")).not.toBe("chatgpt");
+    const zai = await served(harness, "auto/subscription");
+    expect(zai.response.status).toBe(200);
+    expect(zai.response.headers.get("x-planfirst-connection")).toBe("zai");
+    // The expired token was never sent: nothing reached the Codex backend.
+    expect(completionHits("/backend-api/codex/responses")).toHaveLength(codexHitsBefore);
+    const logs = harness.logs.join("");
+    expect(logs).toContain("connection chatgpt");
+    expect(logs).not.toContain(codexEnv().CODEX_REFRESH.slice(0, 12));
+  });
+
+  it("credits on the account make the plan one that can bill: auto/subscription stops using it", async () => {
+    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    plans.codex.hasCredits = true;
+    expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
+    const hits = completionHits("/backend-api/codex/responses").length;
+    const subscription = await responses(harness, "auto/subscription");
+    expect(subscription.response.status).not.toBe(200);
+    expect(completionHits("/backend-api/codex/responses")).toHaveLength(hits);
+    const thrifty = await served(harness, "auto/thrifty", { stream: true });
+    expect(thrifty.response.status).toBe(200);
+  });
+});
+
+describe("z.ai coding plan", () => {
+  it("is served on rung 0 (a hard stop in the catalog) and reads the 5 h window from the usage poll", async () => {
+    const harness = await gateway([zaiConnection()], { ZAI_KEY: plans.zai.apiKey }, []);
+    plans.zai.tokensPercentUsed = 35;
+    await harness.server.gateway.refreshUsage();
+    const state = harness.server.gateway.deps.quotaCache.get("zai", "zai");
+    expect(state?.remainingPercent).toBe(65);
+    const answer = await served(harness, "auto/subscription");
+    expect(answer.response.status).toBe(200);
+    expect(answer.rung).toBe("subscription");
+    expect(completionHits("/api/coding/paas/v4/chat/completions").at(-1)?.scheme).toBe("Bearer");
+    plans.zai.tokensPercentUsed = 20;
+  });
+
+  it("1308 escalates on auto/thrifty and gives auto/subscription the Beijing-time reset", async () => {
+    const harness = await gateway([zaiConnection()], { ZAI_KEY: plans.zai.apiKey }, []);
+    // 2026-11-30 21:00 in Beijing (UTC+8, written without an offset) is 13:00 UTC.
+    plans.zai.exhaustedUntilBeijing = "2026-11-30 21:00:00";
+    const thrifty = await served(harness, "auto/thrifty");
+    expect(thrifty.response.status).toBe(200);
+    expect(thrifty.rung).toBe("cheap");
+    const subscription = await served(harness, "auto/subscription");
+    expect(subscription.response.status).toBe(429);
+    expect(Number(subscription.response.headers.get("retry-after"))).toBe(
+      Math.ceil((Date.parse("2026-11-30T13:00:00Z") - clock.now()) / 1000),
+    );
+  });
+
+  it("a key the monitor API refuses inside a 200 cools the connection as auth_invalid", async () => {
+    const harness = await gateway([zaiConnection()], { ZAI_KEY: "zai-wrong-key-0000.ffff" }, []);
+    const outcomes = await harness.server.gateway.refreshUsage();
+    expect(outcomes.find((o) => o.connectionId === "zai")?.status).toBe("failed");
+    expect(harness.server.gateway.deps.cooldowns.isCoolingDown("zai")).toBe(true);
+    const thrifty = await served(harness, "auto/thrifty");
+    expect(thrifty.rung).toBe("cheap");
+    expect(completionHits("/api/coding/paas/v4/chat/completions")).toHaveLength(0);
+  });
+});
+
+describe("Kimi Code plan (OAuth login)", () => {
+  function kimiConnection() {
+    return {
+      id: "kimi",
+      provider: "kimi",
+      authType: "oauth",
+      protocol: "openai" as const,
+      baseUrl: plans.kimi.baseUrl,
+      credential: {
+        refreshToken: "env:KIMI_REFRESH",
+        accessToken: "env:KIMI_ACCESS",
+        tokenUrl: plans.kimi.tokenUrl,
+        clientId: plans.kimi.clientId,
+      },
+      models: ["kimi-for-coding"],
+      timeoutMs: 5_000,
+    };
+  }
+  function kimiEnv() {
+    const login = plans.kimi.issueLogin();
+    return { KIMI_REFRESH: login.refreshToken, KIMI_ACCESS: login.accessToken };
+  }
+
+  it("reads the string-number usage, and a 401 on a revoked token refreshes once and serves the same request", async () => {
+    const harness = await gateway([kimiConnection()], kimiEnv(), ["kimi"]);
+    plans.kimi.sessionUsed = 40;
+    await harness.server.gateway.refreshUsage();
+    const state = harness.server.gateway.deps.quotaCache.get("kimi", "kimi");
+    expect(state?.remainingPercent).toBe(60);
+    expect((await served(harness, "auto/subscription")).rung).toBe("subscription");
+
+    const refreshes = plans.kimi.refreshes;
+    plans.kimi.expireAccessTokens();
+    const answer = await served(harness, "auto/subscription");
+    expect(answer.response.status, answer.text).toBe(200);
+    expect(answer.rung).toBe("subscription");
+    expect(plans.kimi.refreshes).toBe(refreshes + 1);
+    plans.kimi.sessionUsed = 10;
+  });
+
+  it("a refused refresh cools only Kimi; auto/thrifty climbs to the metered rung", async () => {
+    const harness = await gateway([kimiConnection()], kimiEnv(), ["kimi"]);
+    plans.kimi.failRefreshes(true);
+    plans.kimi.expireAccessTokens();
+    const answer = await served(harness, "auto/thrifty");
+    expect(answer.response.status).toBe(200);
+    expect(answer.rung).toBe("cheap");
+    expect(harness.server.gateway.deps.cooldowns.isCoolingDown("kimi")).toBe(true);
+    expect(harness.server.gateway.deps.cooldowns.isCoolingDown("metered")).toBe(false);
+  });
+});
