@@ -1,7 +1,7 @@
-import { claudeRateLimited, claudeUnifiedHeaders, type Reply } from "@planfirst/fake-upstream";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { claudeRateLimited, claudeUnifiedHeaders, type Reply } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import {
@@ -146,9 +146,9 @@ describe("issue 11: live overage evidence decides a Claude login's auto/subscrip
   });
 
   for (const [name, reply] of [
-    ["the 400 \"Third-party apps now draw from your extra usage\"", THIRD_PARTY_400],
-    ["the 400 \"You're out of extra usage\"", OUT_OF_EXTRA_400],
-    ["the 429 \"Extra usage is required for long context requests\"", LONG_CONTEXT_429],
+    ['the 400 "Third-party apps now draw from your extra usage"', THIRD_PARTY_400],
+    ['the 400 "You\'re out of extra usage"', OUT_OF_EXTRA_400],
+    ['the 429 "Extra usage is required for long context requests"', LONG_CONTEXT_429],
   ] as const) {
     it(`E4: ${name} is a money refusal: auto/thrifty falls through to the next rung, and auto/subscription sends the plan nothing while the evidence is fresh`, async () => {
       const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
