@@ -18,6 +18,8 @@ import {
   STORE_DOWN,
   spendStoreUnavailable,
 } from "./paid-refusals";
+import { planSignals } from "./plan-signals";
+import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
@@ -36,12 +38,15 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     resolveQuotaState: (provider, connectionId, model) =>
       connectionId === null ? undefined : quotaCache.get(provider, connectionId, model),
     resolveRungSpendUsd: (rung) => ledger.rungSpendUsd(rung),
+    // E3: the account's own evidence refines the catalog for SUB2 and P5.
+    resolveOverageEvidence: (connectionId) => quotaCache.overageEvidence(connectionId),
     now,
   } as LadderOptions;
   const live: PoolLiveState = {
     quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
     isCoolingDown: (connectionId, model) => cooldowns.isCoolingDown(connectionId, model),
     cooldownUntil: (connectionId, model) => cooldowns.cooldownUntil(connectionId, model),
+    ...planSignals(deps, ladderOptions, deps.config.subscriptionLadder.maxStateAgeMs),
   };
   const explainSource: ExplainSource = { table, ladderOptions, live, now };
   const pools = createPoolCache({
@@ -52,6 +57,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
   const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
+  const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
   function exhausted(
@@ -59,6 +65,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     request: ClientRequest,
     attempts?: readonly AttemptRecord[],
   ): GatewayError {
+    if (resolution.grouping === "subscription") refreshStalePlans(deps, table, resolution);
     const nowMs = now();
     metrics.countRequest("none", "none", "exhausted", nowMs);
     // auto/thrifty with nothing left because the paid budgets are spent: say so, and when.
@@ -110,7 +117,13 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) throw unknownModelError(resolution, table);
     const targets = pools.targetsFor(resolution, request.client);
-    if (targets.length === 0) throw exhausted(resolution, request);
+    if (targets.length === 0) {
+      if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
+      // §15: no plan with a fresh reading; a hard-stop plan with none may take this request.
+      const probe = await probePlans(probeContext, resolution, request);
+      if (probe.served) return probe.served;
+      throw exhausted(resolution, request, probe.attempts);
+    }
 
     const state: RequestState = {
       attempts: [],
