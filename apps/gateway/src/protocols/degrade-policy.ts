@@ -226,6 +226,14 @@ export const DEGRADE_POLICY = [
     why: "the grammar is not enforced; its definition is appended to the tool description",
   },
   {
+    key: "offered-tool",
+    field: "tools[type=web_search | namespace] offered, not forced (Codex)",
+    from: RESPONSES,
+    to: NOT_RESPONSES,
+    action: "drop",
+    why: "hosted search and namespaced tool groups exist only on a Responses server; the model answers without them, and tool_choice naming one is refused",
+  },
+  {
     key: "tool-type",
     field: "server tools (web_search, bash_*, text_editor_*, computer, mcp, file_search, …)",
     from: ALL,

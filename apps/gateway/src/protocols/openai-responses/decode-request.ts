@@ -107,7 +107,13 @@ export function decodeResponsesRequest(body: unknown): IrRequest {
     typeof input === "string"
       ? [{ role: "user", content: [{ type: "text", text: input }] }]
       : decodeItems(input);
-  if (wire.tools) ir.tools = wire.tools.map((t, i) => decodeTool(t, `tools[${i}]`));
+  if (wire.tools) {
+    wire.tools.forEach((t, i) => {
+      const field = `tools[${i}]`;
+      if (OFFERED_ONLY_TOOLS.has(String(t.type))) ir.dropped.push(`${field} (${String(t.type)})`);
+      else ir.tools.push(decodeTool(t, field));
+    });
+  }
   decodeToolChoice(wire.tool_choice, ir);
   if (typeof wire.parallel_tool_calls === "boolean")
     ir.parallelToolCalls = wire.parallel_tool_calls;
@@ -214,6 +220,13 @@ function decodeItems(items: readonly ResponsesInputItem[]): IrMessage[] {
   });
   return messages;
 }
+
+/**
+ * Tools a Responses client offers but never needs for an answer: the hosted web search and
+ * Codex's namespaced tool groups (sub-agents). Another protocol has neither, so they are dropped
+ * with a receipt (`degrade-policy` "offered-tool"); a `tool_choice` forcing one is still refused.
+ */
+const OFFERED_ONLY_TOOLS = new Set(["web_search", "web_search_preview", "namespace"]);
 
 function decodeTool(tool: Json, field: string): IrTool {
   if (tool.type === "function") {

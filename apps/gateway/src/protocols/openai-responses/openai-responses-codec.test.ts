@@ -259,7 +259,8 @@ describe("openai-responses codec, Codex's requests", () => {
   });
 
   it.each([
-    ["tools[0].type", { tools: [{ type: "web_search" }] }],
+    ["tools[0].type", { tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }],
+    ["tool_choice", { tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } }],
     ["input[0].type", { input: [{ type: "local_shell_call", call_id: "c", action: {} }] }],
     ["conversation", { conversation: "conv_1" }],
     ["tool_choice", { tool_choice: { type: "allowed_tools", mode: "auto", tools: [] } }],
@@ -268,6 +269,20 @@ describe("openai-responses codec, Codex's requests", () => {
       openAiResponsesCodec.decodeRequest({ model: "m", input: "hi", ...extra }),
     );
     expect(error.field).toBe(field);
+  });
+
+  it("drops Codex's offered web search and namespaced tool groups with a receipt, keeping its functions", () => {
+    const request = openAiResponsesCodec.decodeRequest({
+      model: "m",
+      input: "hi",
+      tools: [
+        { type: "function", name: "exec_command", parameters: { type: "object" } },
+        { type: "namespace", name: "multi_agent_v1", tools: [] },
+        { type: "web_search", external_web_access: false },
+      ],
+    });
+    expect(request.tools.map((t) => t.name)).toEqual(["exec_command"]);
+    expect(request.dropped).toEqual(["tools[1] (namespace)", "tools[2] (web_search)"]);
   });
 
   it("refuses stop sequences on the way to a Responses upstream", () => {
