@@ -6,10 +6,17 @@ export interface ConnectionPreset {
   id: string;
   /** `oauth`, `apikey` or `none` (keyless). */
   authType: string;
-  protocol: "anthropic" | "openai";
-  baseUrl: string;
-  /** Environment variable holding the credential; absent for keyless servers. */
+  /** The wire spoken upstream; the Codex backend speaks the Responses API. */
+  protocol: "anthropic" | "openai" | "openai-responses";
+  /** Inference base URL; absent where the connector finds it itself (Copilot's `endpoints.api`). */
+  baseUrl?: string;
+  /** Environment variable holding the credential; absent for keyless servers and logins. */
   credentialEnv?: string;
+  /**
+   * Name of a login stored by `planfirst login import <name>` (written as
+   * `credential: { login: NAME }`), for plans whose tokens are refreshed or exchanged.
+   */
+  credentialLogin?: string;
   /** Models the connection serves, first ones listed under the `coding` category. */
   models: readonly string[];
   /** One comment line written above the connection: what it is, where its credential comes from. */
@@ -17,9 +24,8 @@ export interface ConnectionPreset {
 }
 
 /**
- * Connections `planfirst init` offers, in the order it lists them. Plan connections whose
- * upstream speaks neither the OpenAI chat nor the Anthropic messages protocol (codex,
- * github-copilot, gemini-code-assist, antigravity, cursor) are written by hand.
+ * Connections `planfirst init` offers, in the order it lists them: one per connector the gateway
+ * ships. Plans without a connector yet (gemini-code-assist, antigravity, cursor) are not offered.
  */
 export const CONNECTION_PRESETS: readonly ConnectionPreset[] = [
   {
@@ -31,6 +37,25 @@ export const CONNECTION_PRESETS: readonly ConnectionPreset[] = [
     credentialEnv: "CLAUDE_CODE_OAUTH_TOKEN",
     models: ["claude-sonnet-4-5", "claude-opus-4-1"],
     note: "Claude Pro/Max plan through a Claude Code login (`claude setup-token` prints the token)",
+  },
+  {
+    provider: "codex",
+    id: "chatgpt-codex",
+    authType: "oauth",
+    protocol: "openai-responses",
+    baseUrl: "https://chatgpt.com/backend-api/codex",
+    credentialLogin: "codex",
+    models: ["gpt-5-codex"],
+    note: "ChatGPT plan through the Codex backend (run `planfirst login import codex` after `codex login`)",
+  },
+  {
+    provider: "github-copilot",
+    id: "copilot",
+    authType: "oauth",
+    protocol: "openai",
+    credentialLogin: "copilot",
+    models: ["gpt-4.1", "claude-sonnet-4.5"],
+    note: "GitHub Copilot seat (run `planfirst login import copilot` after signing in to Copilot)",
   },
   {
     provider: "zai",

@@ -36,10 +36,12 @@ describe("renderConfig", () => {
     expect(parseYaml(text).connections[0].models).toEqual(["qwen2.5-coder:7b", "yes", "1.5"]);
   });
 
-  it("credentials are env: references only, and every section is explained", () => {
+  it("credentials are env: references or stored logins only, and every section is explained", () => {
     const text = renderConfig(answers);
-    for (const line of text.split("\n").filter((l) => l.includes("credential:"))) {
-      expect(line).toMatch(/credential: env:[A-Z_]+$/);
+    const lines = text.split("\n").filter((l) => l.includes("credential:"));
+    expect(lines.some((line) => line.includes("login:"))).toBe(true);
+    for (const line of lines) {
+      expect(line).toMatch(/credential: (env:[A-Z_]+|\{ login: [a-z-]+ \})$/);
     }
     for (const section of [
       "server:",

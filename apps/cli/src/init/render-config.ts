@@ -82,9 +82,12 @@ export function renderConfig(answers: InitAnswers): string {
       `    provider: ${scalar(preset.provider)}`,
       `    authType: ${scalar(preset.authType)}`,
       `    protocol: ${preset.protocol}`,
-      `    baseUrl: ${scalar(preset.baseUrl)}`,
     );
+    if (preset.baseUrl) lines.push(`    baseUrl: ${scalar(preset.baseUrl)}`);
     if (preset.credentialEnv) lines.push(`    credential: env:${preset.credentialEnv}`);
+    else if (preset.credentialLogin) {
+      lines.push(`    credential: { login: ${scalar(preset.credentialLogin)} }`);
+    }
     lines.push(`    models: ${flowList(preset.models)}`);
   }
 

@@ -68,7 +68,6 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
   // Classification does not depend on secrets: build the table with every connection enabled.
   const table = createRoutingTable(config, {
     credentials,
-    specs: new Map(),
     disabledConnections: new Map(),
     clientKeys: [],
     warnings: [],

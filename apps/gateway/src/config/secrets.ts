@@ -21,8 +21,11 @@ export interface ResolvedSecrets {
    * refreshable logins (their tokens live in the connector, see `specs`).
    */
   credentials: ReadonlyMap<string, string | null>;
-  /** What each enabled connection's connector is built from, `env:` references resolved. */
-  specs: ReadonlyMap<string, ConnectorSpec>;
+  /**
+   * What each enabled connection's connector is built from, `env:` references resolved; absent
+   * where no connector is built (a routing table for classification only).
+   */
+  specs?: ReadonlyMap<string, ConnectorSpec>;
   /** Connection id → why it is disabled (its credential variable is unset). */
   disabledConnections: ReadonlyMap<string, string>;
   clientKeys: readonly ResolvedClientKey[];

@@ -33,13 +33,13 @@ export function wireConnectors(
   const connectors = new Map<string, UpstreamConnector>();
   const disabled = new Map(secrets.disabledConnections);
   const warnings = [...secrets.warnings];
-  const specs = new Map(secrets.specs);
+  const specs = new Map(secrets.specs ?? []);
   const disable = (id: string, reason: string) => {
     disabled.set(id, reason);
     specs.delete(id);
     warnings.push(`connection ${id} is disabled: ${reason}`);
   };
-  for (const [id, spec] of secrets.specs) {
+  for (const [id, spec] of secrets.specs ?? []) {
     let connector: UpstreamConnector;
     try {
       connector = registry.create(spec, { persistence: options.persistence, now: options.now });
