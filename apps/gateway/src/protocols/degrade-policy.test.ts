@@ -34,6 +34,11 @@ describe("the degrade policy", () => {
     );
   });
 
+  it("is the table in the gateway README", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(readme).toContain(degradeTableMarkdown());
+  });
+
   it("renders as a markdown table with a row per rule", () => {
     const lines = degradeTableMarkdown().split("\n");
     expect(lines).toHaveLength(DEGRADE_POLICY.length + 2);
