@@ -82,7 +82,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const config = parseConfig({
     ...options.config,
-    storage: options.storage ?? { driver: "sqlite", path: join(dir, "state.db") },
+    // Each gateway keeps its own settle journal, as replicas on two machines do: a journal file
+    // has one owning process.
+    storage: options.storage
+      ? { journalPath: join(dir, "spend-journal.db"), ...options.storage }
+      : {
+          driver: "sqlite",
+          path: join(dir, "state.db"),
+          journalPath: join(dir, "spend-journal.db"),
+        },
     server: { ...options.config.server, port: 0, host: "127.0.0.1", logLevel: "debug" },
   });
   const server = await startServer({
