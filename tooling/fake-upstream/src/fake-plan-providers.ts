@@ -407,6 +407,24 @@ export async function startFakePlanProviders(
               },
             }),
           );
+          // The item and its content part open before their deltas, as the real backend sends them.
+          const item = { type: "message", id: itemId, role: "assistant", status: "in_progress" };
+          response.write(
+            sse("response.output_item.added", {
+              type: "response.output_item.added",
+              output_index: 0,
+              item: { ...item, content: [] },
+            }),
+          );
+          response.write(
+            sse("response.content_part.added", {
+              type: "response.content_part.added",
+              item_id: itemId,
+              output_index: 0,
+              content_index: 0,
+              part: { type: "output_text", text: "", annotations: [] },
+            }),
+          );
           response.write(
             sse("response.output_text.delta", {
               type: "response.output_text.delta",
@@ -414,6 +432,36 @@ export async function startFakePlanProviders(
               output_index: 0,
               content_index: 0,
               delta: "ok",
+            }),
+          );
+          const done = {
+            ...item,
+            status: "completed",
+            content: [{ type: "output_text", text: "ok", annotations: [] }],
+          };
+          response.write(
+            sse("response.output_text.done", {
+              type: "response.output_text.done",
+              item_id: itemId,
+              output_index: 0,
+              content_index: 0,
+              text: "ok",
+            }),
+          );
+          response.write(
+            sse("response.content_part.done", {
+              type: "response.content_part.done",
+              item_id: itemId,
+              output_index: 0,
+              content_index: 0,
+              part: done.content[0],
+            }),
+          );
+          response.write(
+            sse("response.output_item.done", {
+              type: "response.output_item.done",
+              output_index: 0,
+              item: done,
             }),
           );
           response.end(

@@ -1,0 +1,162 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  CODEX_FAKE_CLIENT_ID,
+  type FakePlanProviders,
+  startFakePlanProviders,
+} from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock, type Harness, startHarness } from "./harness";
+
+// The official clients, unmodified, through planfirst to plan connectors' fakes: the Codex CLI
+// (`codex exec`, Responses over SSE) to the ChatGPT backend, and Claude Code (`claude -p`,
+// Anthropic Messages) to a Copilot seat's chat completions through the hub.
+
+const BIN = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));
+const CLIENT_KEY = "pf-client-secret-value-cli-0001";
+
+let plans: FakePlanProviders;
+let harness: Harness;
+let home: string;
+
+beforeAll(async () => {
+  const clock = createClock(Date.now());
+  plans = await startFakePlanProviders({ now: clock.now });
+  const login = plans.codex.issueLogin();
+  harness = await startHarness({
+    clock,
+    env: {
+      CLIENT_KEY,
+      CODEX_REFRESH: login.refreshToken,
+      CODEX_ACCESS: login.accessToken,
+      CODEX_ACCOUNT: plans.codex.accountId,
+      GH_TOKEN: plans.copilot.githubToken,
+    },
+    config: {
+      server: { apiKeys: ["env:CLIENT_KEY"] },
+      connections: [
+        {
+          id: "chatgpt",
+          provider: "codex",
+          authType: "oauth",
+          protocol: "openai-responses",
+          baseUrl: plans.codex.baseUrl,
+          credential: {
+            refreshToken: "env:CODEX_REFRESH",
+            accessToken: "env:CODEX_ACCESS",
+            accountId: "env:CODEX_ACCOUNT",
+            tokenUrl: plans.codex.tokenUrl,
+            clientId: CODEX_FAKE_CLIENT_ID,
+          },
+          models: ["gpt-5-codex"],
+        },
+        {
+          id: "copilot",
+          provider: "github-copilot",
+          authType: "oauth",
+          protocol: "openai",
+          usageUrl: plans.copilot.userUrl,
+          credential: { githubToken: "env:GH_TOKEN", tokenUrl: plans.copilot.tokenUrl },
+          models: ["claude-sonnet-4.5"],
+        },
+      ],
+    },
+  });
+  home = mkdtempSync(join(tmpdir(), "planfirst-cli-clients-"));
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await plans?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs a client binary to its end; rejects past `timeoutMs` (real time: a hung client). */
+function run(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(BIN, bin), args, {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      cwd: home,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${bin} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("official clients through plan connectors", () => {
+  it("codex exec reaches the ChatGPT backend through planfirst's /v1/responses", async () => {
+    const codexHome = join(home, "codex-home");
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      [
+        'model = "gpt-5-codex"',
+        'model_provider = "planfirst"',
+        "",
+        "[model_providers.planfirst]",
+        'name = "planfirst"',
+        `base_url = "${harness.url}/v1"`,
+        'env_key = "PLANFIRST_CLIENT_KEY"',
+        'wire_api = "responses"',
+        "supports_websockets = false",
+        "",
+      ].join("\n"),
+    );
+    const before = plans.hits.length;
+    const result = await run("codex", ["exec", "--skip-git-repo-check", "say ok"], {
+      HOME: home,
+      CODEX_HOME: codexHome,
+      PLANFIRST_CLIENT_KEY: CLIENT_KEY,
+    });
+    const hits = plans.hits
+      .slice(before)
+      .filter((hit) => hit.path === "/backend-api/codex/responses");
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain("ok");
+    expect(hits.length).toBeGreaterThanOrEqual(1);
+    const hit = hits[0]!;
+    expect(hit.headers["chatgpt-account-id"]).toBe(plans.codex.accountId);
+    expect((hit.body as { stream?: unknown }).stream).toBe(true);
+  });
+
+  it("claude -p reaches a Copilot-backed Claude model through the hub's Messages to chat path", async () => {
+    const claudeHome = join(home, "claude-home");
+    mkdirSync(claudeHome, { recursive: true });
+    const before = plans.hits.length;
+    const result = await run("claude", ["-p", "say ok", "--model", "claude-sonnet-4.5"], {
+      HOME: claudeHome,
+      ANTHROPIC_BASE_URL: harness.url,
+      ANTHROPIC_API_KEY: CLIENT_KEY,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    });
+    const hits = plans.hits.slice(before).filter((hit) => hit.path === "/copilot/chat/completions");
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain("ok");
+    expect(hits.length).toBeGreaterThanOrEqual(1);
+    expect(hits.every((hit) => hit.scheme === "Bearer")).toBe(true);
+  });
+});
