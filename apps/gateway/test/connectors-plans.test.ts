@@ -254,6 +254,8 @@ describe("ChatGPT plan through the Codex backend", () => {
     expect(hit?.headers.originator).toBeUndefined(); // planfirst never claims to be Codex
     const state = harness.server.gateway.deps.quotaCache.get("codex", "chatgpt");
     expect(state?.remainingPercent).toBe(70); // binding window: weekly at 30 % used
+    // The in-band codex.rate_limits event was read too, after the headers.
+    expect(state?.windows.some((window) => window.source === "event")).toBe(true);
   });
 
   it("refreshes the access token before it expires, mid-traffic, with no failed request", async () => {

@@ -64,6 +64,14 @@ export interface UpstreamConnector {
    * `x-codex-credits-*`, Claude overage headers); cheap, call it on every response.
    */
   observeHeaders(headers: Readonly<Record<string, string>>): void;
+  /**
+   * SSE event names of the provider's own that carry quota in the middle of a stream (Codex
+   * `codex.rate_limits`); the stream path hands each such event to {@link parseStreamEvent}.
+   * Absent when the provider sends none, so other streams are not scanned.
+   */
+  readonly streamEvents?: readonly string[];
+  /** Quota windows of one of {@link streamEvents} (`data` parsed JSON). Pure and total. */
+  parseStreamEvent?(event: string, data: unknown, observedAtMs: number): QuotaWindow[];
   /** The upstream answered 401 to `token` (or to the current token when omitted): refresh once. */
   invalidateCredential(token?: string): void;
   /**

@@ -16,6 +16,7 @@ export {
   CODEX_DEFAULT_BASE_URL,
   CODEX_DEFAULT_TOKEN_URL,
   CODEX_FORWARDED_HEADERS,
+  CODEX_STREAM_EVENTS,
   codexUsageUrl,
   createCodexConnector,
 } from "./codex/codex-connector";

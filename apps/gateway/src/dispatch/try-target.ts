@@ -138,7 +138,8 @@ export async function tryTarget(
       prepared,
     );
   }
-  const streamed = await streamStarted(deps, target, hold, request, response, state, prepared);
+  const watched = context.calls.watch(target, response);
+  const streamed = await streamStarted(deps, target, hold, request, watched, state, prepared);
   if (streamed.ok) {
     hold.handOff();
     return { served: streamed.reply };

@@ -8,6 +8,7 @@ import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientHeaders } from "./client-headers";
 import { sentCredential } from "./sent-credential";
+import { watchStreamEvents } from "./stream-events";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 
@@ -95,6 +96,23 @@ export class UpstreamCalls {
     if (!connector) return;
     connector.observeHeaders(plainHeaders(headers));
     observeBilling(this.deps, target.connection.config.id, connector);
+  }
+
+  /**
+   * A stream response whose provider sends quota in-band (Codex `codex.rate_limits`): the same
+   * response, its events also read into the quota cache as the stream goes. Any other stream is
+   * returned as it is, unscanned.
+   */
+  watch(target: DispatchTarget, response: UpstreamResponse): UpstreamResponse {
+    const connectionId = target.connection.config.id;
+    const connector = this.connectors.get(connectionId);
+    const names = connector?.streamEvents;
+    if (!connector?.parseStreamEvent || !names || names.length === 0) return response;
+    return watchStreamEvents(response, names, (event, data) => {
+      const windows = connector.parseStreamEvent?.(event, data, this.deps.now()) ?? [];
+      if (windows.length > 0) this.deps.quotaCache.observe(connectionId, windows);
+      observeBilling(this.deps, connectionId, connector);
+    });
   }
 
   /** The connector's own reading of an error answer, or null to leave it to quota-cache's. */

@@ -26,6 +26,9 @@ export const CODEX_CLI_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
  */
 export const CODEX_FORWARDED_HEADERS = ["originator", "version", "session_id"] as const;
 
+/** The Codex backend's in-band quota event, sent near the start of every Responses stream. */
+export const CODEX_STREAM_EVENTS: readonly string[] = Object.freeze(["codex.rate_limits"]);
+
 /**
  * The usage endpoint of a Codex base URL: `{origin}/backend-api/wham/usage` for the ChatGPT
  * backend, else `{base}/api/codex/usage` (the CLI's other path style).
@@ -130,6 +133,11 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
     },
     observeHeaders(headers) {
       credits = codexCreditsEvidence({ headers }) ?? credits;
+    },
+    streamEvents: CODEX_STREAM_EVENTS,
+    parseStreamEvent(_event, data, observedAtMs) {
+      credits = codexCreditsEvidence({ payload: data }) ?? credits;
+      return parseCodexUsage(data, observedAtMs);
     },
     invalidateCredential: (token) => credential.invalidate(token),
     billsAfterWindow: () => credits,
