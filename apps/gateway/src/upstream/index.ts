@@ -1,12 +1,4 @@
 export {
-  ANTHROPIC_OAUTH_BETA,
-  ANTHROPIC_VERSION,
-  type BuildUpstreamRequestOptions,
-  buildUpstreamRequest,
-  type UpstreamTarget,
-  upstreamUrl,
-} from "./build-upstream-request";
-export {
   type AbortListener,
   type AbortSignalLike,
   type ChunkReader,

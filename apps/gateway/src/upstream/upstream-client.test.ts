@@ -2,7 +2,6 @@ import { createServer } from "node:net";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSseParser } from "../protocols";
-import { buildUpstreamRequest } from "./build-upstream-request";
 import { type ChunkReader, createUpstreamClient, type UpstreamRequest } from "./upstream-client";
 import { UpstreamError } from "./upstream-error";
 
@@ -25,15 +24,18 @@ function request(
   overrides: Partial<UpstreamRequest> = {},
 ): UpstreamRequest {
   return {
-    ...buildUpstreamRequest(
-      { baseUrl: upstream.url, protocol: "openai", authType: "apikey", credential: SECRET },
-      JSON.stringify({
-        model: "gpt-4o-mini",
-        messages: [{ role: "user", content: "hi" }],
-        ...body,
-      }),
-      { timeoutMs: 2_000 },
-    ),
+    url: `${upstream.url}/chat/completions`,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${SECRET}`,
+    },
+    body: JSON.stringify({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "hi" }],
+      ...body,
+    }),
+    timeoutMs: 2_000,
     ...overrides,
   };
 }
