@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCooldownBook } from "./cooldown-book";
-import { createQuotaCache } from "./quota-cache";
+import { createQuotaCache, EVIDENCE_REWRITE_INTERVAL_MS } from "./quota-cache";
 import { parseResponseSignals } from "./signals/parse-response-signals";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
@@ -20,6 +20,32 @@ describe("quota cache: evidence, served readings and reset instants", () => {
       overageCount: 3,
     });
     expect(second).toMatchObject({ evidence: "off", observedAt: iso(T0 + 60_000) });
+  });
+
+  it("the same evidence repeated on every response is written at most once per interval", () => {
+    const cache = createQuotaCache({ now: () => T0 });
+    const on = { evidence: "on" as const, source: "credits", detail: "bills after its window" };
+    cache.observeEvidence("openrouter", { ...on, observedAt: iso(T0) });
+    cache.observeEvidence("openrouter", { ...on, observedAt: iso(T0 + 1_000) });
+    cache.observeEvidence("openrouter", {
+      ...on,
+      observedAt: iso(T0 + EVIDENCE_REWRITE_INTERVAL_MS - 1),
+    });
+    expect(cache.overageEvidence("openrouter")).toEqual([{ ...on, observedAt: iso(T0) }]);
+    cache.observeEvidence("openrouter", {
+      ...on,
+      observedAt: iso(T0 + EVIDENCE_REWRITE_INTERVAL_MS),
+    });
+    expect(cache.overageEvidence("openrouter")[0]?.observedAt).toBe(
+      iso(T0 + EVIDENCE_REWRITE_INTERVAL_MS),
+    );
+    // A change of kind is never held back.
+    cache.observeEvidence("openrouter", {
+      evidence: "off",
+      source: "credits",
+      observedAt: iso(T0 + EVIDENCE_REWRITE_INTERVAL_MS + 1),
+    });
+    expect(cache.overageEvidence("openrouter").map((o) => o.evidence)).toEqual(["off", "on"]);
   });
 
   it("malformed evidence is ignored, never thrown", () => {

@@ -140,6 +140,33 @@ export interface QuotaCache {
 
 const QUOTA_FAILURES = new Set(["window_exhausted", "credits_exhausted"]);
 
+/**
+ * A repeat of held evidence (same kind, source and detail) observed less than this after it is
+ * not written again: a connection that says the same thing on every response would otherwise
+ * cost a store write per request. Freshness is judged over minutes (`maxStateAgeMs`), so the held
+ * observation is at most this much older than it could be; a change of kind is always written.
+ */
+export const EVIDENCE_REWRITE_INTERVAL_MS = 5_000;
+
+function repeatsHeldEvidence(
+  held: readonly OverageObservation[],
+  observation: OverageObservation,
+): boolean {
+  const observedMs = Date.parse(observation.observedAt);
+  return held.some((h) => {
+    if (
+      h.evidence !== observation.evidence ||
+      h.source !== observation.source ||
+      h.detail !== observation.detail ||
+      h.overageCount !== observation.overageCount
+    ) {
+      return false;
+    }
+    const ageMs = observedMs - Date.parse(h.observedAt);
+    return ageMs >= 0 && ageMs < EVIDENCE_REWRITE_INTERVAL_MS;
+  });
+}
+
 function parseMs(iso: string | null | undefined): number | null {
   if (!iso) return null;
   const ms = Date.parse(iso);
@@ -444,7 +471,7 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
         overageCount: count,
       });
     }
-    putEvidence(connectionId, observation);
+    if (!repeatsHeldEvidence(held, observation)) putEvidence(connectionId, observation);
   }
 
   function overageEvidence(connectionId: string): OverageObservation[] {
