@@ -70,7 +70,8 @@ describe("Codex CLI 0.171.0 through the gateway", () => {
     const run = await codex(harness.url, "run echo", MODEL);
     expect(run.stdout).toContain("the command has run");
     const followUp = bed.fakes.router.completionHits().find((h) => carriesToolResult(h.body));
-    const messages = (followUp?.body as { messages: { role: string; tool_call_id?: string }[] })
+    expect(followUp).toBeDefined();
+    const messages = (followUp!.body as { messages: { role: string; tool_call_id?: string }[] })
       .messages;
     const result = messages.find((m) => m.role === "tool");
     expect(result?.tool_call_id).toBe("call_FakeRoundTrip01");
