@@ -1,4 +1,5 @@
 import type {
+  Cooldown,
   KnownReset,
   OverageObservation,
   ProbeLease,
@@ -42,6 +43,8 @@ export interface GatewayCooldowns {
   succeed(connectionId: string, options?: { model?: string }): unknown;
   isCoolingDown(connectionId: string, model?: string): boolean;
   cooldownUntil(connectionId: string, model?: string): number | string | null | undefined;
+  /** Every cooldown in force on the connection, whatever its scope (model or account). */
+  activeCooldowns(connectionId: string): readonly Cooldown[];
 }
 
 /** The spend-ledger calls the gateway makes. */

@@ -1,4 +1,4 @@
-import { unauthorized } from "@planfirst/fake-upstream";
+import { serverError, unauthorized } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import { ConfigError } from "../src/errors";
@@ -70,6 +70,61 @@ describe("client keys, limits and secrets", () => {
       },
     );
     expect(strict.status).toBe(429);
+  });
+
+  it("a key limited to some connections sees only those in /v1/status, /v1/ladder and the page", async () => {
+    const limited = { authorization: "Bearer pf-router-only-444" };
+    const status = (await (
+      await fetch(`${bed.harness.url}/v1/status`, { headers: limited })
+    ).json()) as {
+      connections: { id: string }[];
+    };
+    expect(status.connections.map((c) => c.id)).toEqual(["openrouter"]);
+    const full = (await (
+      await fetch(`${bed.harness.url}/v1/status`, { headers: auth })
+    ).json()) as {
+      connections: { id: string }[];
+    };
+    expect(full.connections.map((c) => c.id).sort()).toEqual([
+      "claude-plan",
+      "openrouter",
+      "openrouter-premium",
+    ]);
+
+    const ladder = await (
+      await fetch(`${bed.harness.url}/v1/ladder?model=auto/thrifty`, { headers: limited })
+    ).text();
+    expect(ladder).toContain("openrouter");
+    expect(ladder).not.toContain("claude-plan");
+    expect(ladder).not.toContain("openrouter-premium");
+
+    const page = await (await fetch(`${bed.harness.url}/`, { headers: limited })).text();
+    expect(page).not.toContain("claude-plan");
+    expect(page).not.toContain("openrouter-premium");
+  });
+
+  it("/v1/status lists every cooldown in force, a transient one included", async () => {
+    bed.fakes.pricey.script([serverError("openai")]);
+    const answer = await post(
+      bed.harness.url,
+      "/v1/chat/completions",
+      chatBody("anthropic/claude-sonnet-4.5"),
+      auth,
+    );
+    expect(answer.status).toBe(502);
+    const status = (await (
+      await fetch(`${bed.harness.url}/v1/status`, { headers: auth })
+    ).json()) as {
+      connections: {
+        id: string;
+        cooldownUntil: string | null;
+        cooldowns: { kind: string; until: string }[];
+      }[];
+    };
+    const premium = status.connections.find((c) => c.id === "openrouter-premium")!;
+    expect(premium.cooldowns).toHaveLength(1);
+    expect(premium.cooldowns[0]!.kind).toBe("overloaded");
+    expect(premium.cooldownUntil).toBe(premium.cooldowns[0]!.until);
   });
 
   it("a body over the limit is refused with 413", async () => {

@@ -135,6 +135,8 @@ export function explainResolution(
     const allowed: string[] = [];
     for (const id of group.connectionIds) {
       const kind = exclusionOf(source.live, client, id, group.model);
+      // A key limited to some connections is never told the others exist.
+      if (kind === "client_scope") continue;
       if (kind === null) allowed.push(id);
       else {
         const reason = describeExclusion(kind, source.live, id, group.model);
@@ -152,6 +154,7 @@ export function explainResolution(
   }
   for (const connection of source.table.connections.values()) {
     if (connection.disabledReason === null) continue;
+    if (client.connections !== null && !client.connections.has(connection.config.id)) continue;
     for (const model of connection.config.models) {
       if (resolution.kind === "concrete" && model !== modelId) continue;
       excluded.push({

@@ -1,4 +1,5 @@
 import { catalogMeta } from "@planfirst/billing-catalog";
+import type { Cooldown } from "@planfirst/quota-cache";
 import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
 import { explainModel, explainSourceOf } from "../routing/explain-model";
 import type { HistoryBucket } from "./history-store";
@@ -45,6 +46,28 @@ export interface StatusServed {
   at: string;
 }
 
+/** One cooldown in force, as `/v1/status` lists it. */
+export interface StatusCooldown {
+  /** The failure that set it: `rate_limited`, `window_exhausted`, `overloaded`, `timeout`, … */
+  kind: string;
+  /** Model it is scoped to; null = the whole connection. */
+  model: string | null;
+  since: string;
+  until: string;
+  /** The upstream's own reset instant, when it gave one. */
+  resetAt: string | null;
+}
+
+function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
+  return {
+    kind: cooldown.kind,
+    model: cooldown.model,
+    since: cooldown.since,
+    until: cooldown.until,
+    resetAt: cooldown.resetAt,
+  };
+}
+
 /** What `GET /v1/status` returns (the CLI's `status` and the status page read it). No credential appears here. */
 export interface GatewayStatus {
   catalog: { version: string; dataDate: string };
@@ -72,7 +95,10 @@ export interface GatewayStatus {
     overageEvidence: StatusOverageEvidence | null;
     /** True while a probe of the plan (one request to get a fresh reading) is in flight. */
     probeInFlight: boolean;
+    /** End of the latest cooldown in force, whatever its scope; null when none. */
     cooldownUntil: string | null;
+    /** Every cooldown in force: transient backoffs and quota waits, account-wide or per model. */
+    cooldowns: StatusCooldown[];
     /** Why the connection is out of each routing id's pool (empty when it is in everywhere). */
     out: StatusExclusion[];
   }[];
@@ -111,7 +137,14 @@ export function gatewayStatus(
   const connections = [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const state = deps.quotaCache.get(connection.config.provider, id);
-    const until = deps.cooldowns.cooldownUntil(id);
+    const cooldowns = deps.cooldowns.activeCooldowns(id).map(statusCooldownOf);
+    const until = cooldowns.reduce<string | null>(
+      (latest, cooldown) =>
+        latest === null || Date.parse(cooldown.until) > Date.parse(latest)
+          ? cooldown.until
+          : latest,
+      null,
+    );
     const rungs = [
       ...new Set(connection.config.models.map((model) => table.rungOf(id, model) ?? "unknown")),
     ];
@@ -148,7 +181,8 @@ export function gatewayStatus(
         : null,
       overageEvidence: overageEvidenceOf(deps.quotaCache as EvidenceSource, id),
       probeInFlight: probeInFlightOf(deps.quotaCache as EvidenceSource, id),
-      cooldownUntil: instant(until, nowMs),
+      cooldownUntil: until,
+      cooldowns,
       out: out.get(id) ?? [],
     };
   });
@@ -322,11 +356,4 @@ function probeInFlightOf(cache: EvidenceSource, connectionId: string): boolean {
   return (
     typeof cache.isProbeInFlight === "function" && cache.isProbeInFlight(connectionId) === true
   );
-}
-
-function instant(value: unknown, nowMs: number): string | null {
-  const ms =
-    typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms) || ms <= nowMs) return null;
-  return new Date(ms).toISOString();
 }

@@ -4,8 +4,9 @@ import { streamSSE } from "hono/streaming";
 import { GatewayError } from "../../errors";
 import { statusSnapshot } from "../../status/gateway-status";
 import { CHART_SPAN_MS } from "../../status/status-charts";
-import { createStatusFeed } from "../../status/status-feed";
-import { renderLoginPage, renderStatusPage } from "../../status/status-page";
+import { createStatusFeed, type StatusPush } from "../../status/status-feed";
+import { historyForClient, statusForClient } from "../../status/status-for-client";
+import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
 import {
   clearedSessionCookie,
   createStatusSessions,
@@ -61,6 +62,17 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
     return client;
   }
 
+  /** The feed's rendering, or for a key limited to some connections, one of its own view. */
+  async function htmlFor(push: StatusPush, client: ClientIdentity): Promise<string> {
+    if (client.connections === null) return push.html;
+    const nowMs = Date.parse(push.now);
+    const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
+    return renderStatusMain(
+      statusForClient(push.status, client),
+      historyForClient(history, client),
+    );
+  }
+
   return new Hono<GatewayEnv>()
     .get("/", async (c) => {
       // HEAD / is a connectivity probe (Claude Code sends one): a bare 200, no key needed.
@@ -68,11 +80,16 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       // Without a key the answer is the login form, sent as 401 like every other keyed endpoint
       // (scripts see that a key is needed; a browser shows the form). The form is the page's
       // content, not an error mapping, so it is rendered here rather than in onError.
-      if (!clientOf(c)) return c.html(renderLoginPage(null), 401);
+      const client = clientOf(c);
+      if (!client) return c.html(renderLoginPage(null), 401);
       const push = await feed.current();
       const nowMs = Date.parse(push.now);
       const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
-      return c.html(renderStatusPage(push.status, history), 200, {
+      const page = renderStatusPage(
+        statusForClient(push.status, client),
+        historyForClient(history, client),
+      );
+      return c.html(page, 200, {
         "cache-control": "no-store",
       });
     })
@@ -94,16 +111,17 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       return c.redirect("/", 303);
     })
     .get("/v1/status", async (c) => {
-      requireClient(c);
-      return c.json(await statusSnapshot(app, app.status));
+      const client = requireClient(c);
+      return c.json(statusForClient(await statusSnapshot(app, app.status), client));
     })
     .get("/v1/status/history", async (c) => {
-      requireClient(c);
+      const client = requireClient(c);
       const nowMs = app.deps.now();
-      return c.json({ buckets: await app.status.history(nowMs - CHART_SPAN_MS, nowMs + 1) });
+      const buckets = await app.status.history(nowMs - CHART_SPAN_MS, nowMs + 1);
+      return c.json({ buckets: historyForClient(buckets, client) });
     })
     .get("/v1/status/events", (c) => {
-      requireClient(c);
+      const client = requireClient(c);
       c.header("cache-control", "no-store");
       c.header("x-accel-buffering", "no");
       return streamSSE(c, async (stream) => {
@@ -128,10 +146,12 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
         };
         const unsubscribe = feed.subscribe({
           push(push) {
-            const data = JSON.stringify({ now: push.now, html: push.html });
-            queue.length = 0;
-            queue.push(`event: status\ndata: ${data}\n\n`);
-            void drain();
+            void htmlFor(push, client).then((html) => {
+              const data = JSON.stringify({ now: push.now, html });
+              queue.length = 0;
+              queue.push(`event: status\ndata: ${data}\n\n`);
+              void drain();
+            });
           },
           heartbeat() {
             queue.push(": heartbeat\n\n");
