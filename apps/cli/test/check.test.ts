@@ -29,7 +29,8 @@ describe("planfirst check", () => {
     const document = testConfigDocument("http://127.0.0.1:1", "http://127.0.0.1:2/v1");
     document.connections.push({
       id: "mystery",
-      provider: "brand-new-provider",
+      // Served by the generic OpenAI-compatible connector, unknown to the billing catalog.
+      provider: "openai-compatible",
       authType: "apikey",
       protocol: "openai",
       baseUrl: "http://127.0.0.1:3/v1",
