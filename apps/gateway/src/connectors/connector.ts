@@ -65,6 +65,12 @@ export interface UpstreamConnector {
    */
   observeHeaders(headers: Readonly<Record<string, string>>): void;
   /**
+   * True when the upstream only answers streamed requests (the Codex backend refuses
+   * `stream: false`): the dispatcher skips it for a whole (non-stream) request instead of
+   * handing the client the upstream's 400.
+   */
+  readonly streamOnly?: boolean;
+  /**
    * SSE event names of the provider's own that carry quota in the middle of a stream (Codex
    * `codex.rate_limits`); the stream path hands each such event to {@link parseStreamEvent}.
    * Absent when the provider sends none, so other streams are not scanned.

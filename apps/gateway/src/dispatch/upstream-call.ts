@@ -3,7 +3,7 @@ import type { PreparedRequest, UpstreamConnector } from "../connectors/connector
 import { ConnectorError } from "../connectors/connector-error";
 import type { GatewayDeps } from "../deps";
 import { observeBilling } from "../pollers/usage-pollers";
-import { hubProtocolOf } from "../protocols";
+import { hubProtocolOf, ProtocolError } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientHeaders } from "./client-headers";
@@ -57,6 +57,13 @@ export class UpstreamCalls {
     bodies: Map<string, UpstreamBody>,
   ): PreparedCall | Promise<PreparedCall> {
     const connector = this.connectorOf(target);
+    if (connector.streamOnly && !request.stream) {
+      throw new ProtocolError({
+        code: "unsupported_field",
+        field: "stream",
+        message: `connection ${target.connection.config.id} answers streamed requests only; send stream: true`,
+      });
+    }
     const protocol = hubProtocolOf(connector.protocol);
     const body = upstreamBodyFor(request, protocol, target.model, bodies);
     const shape = connector.prepare({

@@ -104,6 +104,8 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
   return {
     provider: "codex",
     protocol: "openai-responses",
+    // The backend answers `stream: false` with 400 "Stream must be set to true".
+    streamOnly: true,
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);
