@@ -140,6 +140,9 @@ describe("official clients through plan connectors", () => {
     expect(hits.length).toBeGreaterThanOrEqual(1);
     const hit = hits[0]!;
     expect(hit.headers["chatgpt-account-id"]).toBe(plans.codex.accountId);
+    // The Codex CLI's own identification reaches the backend as it sent it.
+    expect(hit.headers.originator).toBe("codex_exec");
+    expect(hit.headers["user-agent"]).toMatch(/^codex_exec\//);
     expect((hit.body as { stream?: unknown }).stream).toBe(true);
   });
 

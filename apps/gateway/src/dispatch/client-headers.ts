@@ -15,12 +15,31 @@ export const FORWARDED_CLIENT_HEADERS = [
   "user-agent",
 ] as const;
 
+/**
+ * Other clients' own identification a route also keeps, for the connectors that forward it to
+ * their provider (the Codex CLI's `originator`, `version` and `session_id` to the Codex backend;
+ * an editor's Copilot headers). {@link withClientHeaders} never sends these to Anthropic.
+ */
+export const CONNECTOR_CLIENT_HEADERS = [
+  "originator",
+  "version",
+  "session_id",
+  "editor-version",
+  "editor-plugin-version",
+  "copilot-integration-id",
+] as const;
+
+const PICKED_CLIENT_HEADERS: readonly string[] = [
+  ...FORWARDED_CLIENT_HEADERS,
+  ...CONNECTOR_CLIENT_HEADERS,
+];
+
 /** Picks the forwarded client headers from a header lookup; undefined when there are none. */
 export function pickClientHeaders(
   header: (name: string) => string | undefined,
 ): ClientHeaders | undefined {
   let picked: Record<string, string> | undefined;
-  for (const name of FORWARDED_CLIENT_HEADERS) {
+  for (const name of PICKED_CLIENT_HEADERS) {
     const value = header(name);
     if (value === undefined || value === "") continue;
     picked ??= {};
