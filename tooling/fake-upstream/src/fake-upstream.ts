@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { completionBody, streamFrames } from "./completions";
+import { echoCredential, splitPoint } from "./credential-echo";
 import { credentialLabel } from "./credential-label";
 import type {
   FakeUpstream,
@@ -24,6 +25,9 @@ export interface FakeUpstreamOptions {
 
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "cookie"]);
 
+/** Pause between the two writes of a split frame, milliseconds. */
+const SPLIT_PAUSE_MS = 15;
+
 const USAGE_ENDPOINTS: readonly UsageEndpoint[] = ["claude", "codex", "copilot", "openrouter"];
 
 function usageEndpointOf(path: string): UsageEndpoint | null {
@@ -39,6 +43,17 @@ function completionProtocolOf(method: string, path: string): WireProtocol | null
   if (path.endsWith("/chat/completions")) return "openai";
   if (path.endsWith("/messages")) return "anthropic";
   return null;
+}
+
+/** The credential a request carried, whole: for echo replies only, never recorded in a hit. */
+function credentialOf(request: IncomingMessage): string | null {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === "string" && authorization !== "") {
+    const space = authorization.indexOf(" ");
+    return space === -1 ? authorization : authorization.slice(space + 1).trim();
+  }
+  const apiKey = request.headers["x-api-key"];
+  return typeof apiKey === "string" && apiKey !== "" ? apiKey : null;
 }
 
 function authOf(request: IncomingMessage): HitAuth {
@@ -93,8 +108,9 @@ function writeJson(
   status: number,
   headers: Record<string, string>,
   body: unknown,
+  credential: string | null = null,
 ) {
-  const text = JSON.stringify(body);
+  const text = echoCredential(JSON.stringify(body), credential);
   response.writeHead(status, {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(text)),
@@ -112,13 +128,16 @@ function write(response: ServerResponse, frame: string): Promise<void> {
 /**
  * Starts a scriptable fake LLM upstream on 127.0.0.1 (random port). Completion requests are
  * answered from the script, else with a valid "ok" completion in the request's protocol and
- * stream mode; usage endpoints answer what `usage()` scripted (404 otherwise). Every request is
- * recorded in `hits` before it is answered; credentials appear only as short labels.
+ * stream mode; usage endpoints answer what `usage()` scripted (404 otherwise), and
+ * `…/messages/count_tokens` what `countTokens()` set (404 otherwise). A reply may echo the
+ * credential it received (`ECHO_CREDENTIAL`). Every request is recorded in `hits` before it is
+ * answered; credentials appear there only as short labels.
  */
 export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<FakeUpstream> {
   const hits: Hit[] = [];
   let script: Script | null = null;
   let queue: Reply[] = [];
+  let countTokens: number | null = null;
   const usagePayloads = new Map<
     UsageEndpoint,
     { payload: unknown; status: number; headers: Record<string, string> }
@@ -138,18 +157,21 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
     hit: Hit,
     reply: Reply,
     protocol: WireProtocol,
+    credential: string | null,
   ) {
     const status = reply.status ?? 200;
     const headers = reply.headers ?? {};
     if (reply.delayMs) await sleep(reply.delayMs);
-    if (reply.body !== undefined) return writeJson(response, status, headers, reply.body);
+    if (reply.body !== undefined) {
+      return writeJson(response, status, headers, reply.body, credential);
+    }
     if (reply.text !== undefined) {
       response.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
-      response.end(reply.text);
+      response.end(echoCredential(reply.text, credential));
       return;
     }
     const model = hit.model ?? "fake-model";
-    const chunks = reply.stream?.chunks ?? ["ok"];
+    const chunks = (reply.stream?.chunks ?? ["ok"]).map((text) => echoCredential(text, credential));
     const usage: ReplyUsage = reply.stream?.usage ??
       reply.usage ?? { inputTokens: 12, outputTokens: Math.max(1, chunks.length) };
     if (!hit.stream) {
@@ -184,7 +206,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
     for (let i = 0; i < frames.content.length; i++) {
       if (cutAfter !== undefined && i >= cutAfter) break;
       if (i > 0 && reply.stream?.chunkDelayMs) await sleep(reply.stream.chunkDelayMs);
-      await write(response, frames.content[i]!);
+      const frame = frames.content[i]!;
+      if (reply.stream?.splitFrames) {
+        const cut = splitPoint(frame, credential);
+        await write(response, frame.slice(0, cut));
+        // A pause long enough that the reader takes the first half as a chunk of its own.
+        await sleep(SPLIT_PAUSE_MS);
+        await write(response, frame.slice(cut));
+      } else {
+        await write(response, frame);
+      }
     }
     if (cutAfter !== undefined) {
       response.socket?.destroy();
@@ -223,11 +254,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
         if (!scripted) return writeJson(response, 404, {}, { error: { message: "Not Found" } });
         return writeJson(response, scripted.status, scripted.headers, scripted.payload);
       }
+      if (method === "POST" && path.endsWith("/messages/count_tokens") && serves("anthropic")) {
+        if (countTokens !== null) {
+          return writeJson(response, 200, {}, { input_tokens: countTokens });
+        }
+      }
       if (!completionProtocol || !serves(completionProtocol)) {
         const reply = notFound(completionProtocol, path);
         return writeJson(response, reply.status!, {}, reply.body);
       }
-      await sendCompletion(response, hit, await replyFor(hit), completionProtocol);
+      const reply = await replyFor(hit);
+      await sendCompletion(response, hit, reply, completionProtocol, credentialOf(request));
     } catch {
       // The client went away mid-reply (a cut or an abort under test): nothing left to answer.
       if (!response.headersSent) response.writeHead(500);
@@ -265,7 +302,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
         usagePayloads.set(endpoint, entry);
       }
     },
+    countTokens(inputTokens) {
+      countTokens = inputTokens;
+    },
     reset() {
+      countTokens = null;
       hits.length = 0;
       script = null;
       queue = [];

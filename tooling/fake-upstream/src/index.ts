@@ -1,4 +1,5 @@
 export { completionBody, type StreamFrames, streamFrames } from "./completions";
+export { ECHO_CREDENTIAL } from "./credential-echo";
 export { credentialLabel } from "./credential-label";
 export {
   anthropicOverloaded,

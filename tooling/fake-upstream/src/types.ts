@@ -24,6 +24,12 @@ export interface ReplyStream {
   firstFrameDelayMs?: number;
   /** Usage reported at the end of the stream (overrides `Reply.usage`). */
   usage?: ReplyUsage;
+  /**
+   * Write each content frame in two socket writes with a short pause between them, cut inside the
+   * echoed credential when the frame carries one (see `ECHO_CREDENTIAL`), else at its middle: the
+   * reader gets the frame, and the secret in it, in two chunks. Default false.
+   */
+  splitFrames?: boolean;
 }
 
 /**
@@ -113,7 +119,12 @@ export interface FakeUpstream {
     payload: unknown,
     options?: { endpoint?: UsageEndpoint; status?: number; headers?: Record<string, string> },
   ): void;
-  /** Clears hits, script and usage payloads. */
+  /**
+   * Serves `POST …/messages/count_tokens` (Anthropic protocol) with `{"input_tokens": N}`; null
+   * (the default) answers it 404, as Anthropic-compatible servers without the endpoint do.
+   */
+  countTokens(inputTokens: number | null): void;
+  /** Clears hits, script, usage payloads and the count_tokens answer. */
   reset(): void;
   /** Stops the server and drops open connections. */
   close(): Promise<void>;
