@@ -414,6 +414,19 @@ describe("Kimi Code plan (OAuth login)", () => {
     plans.kimi.sessionUsed = 10;
   });
 
+  it("a usage poll refused with a 401 refreshes the login once and reads the usage", async () => {
+    const harness = await gateway([kimiConnection()], kimiEnv(), ["kimi"]);
+    expect((await served(harness, "kimi-for-coding")).response.status).toBe(200);
+    const refreshes = plans.kimi.refreshes;
+    plans.kimi.expireAccessTokens();
+    const outcomes = await harness.server.gateway.refreshUsage();
+    expect(outcomes.find((o) => o.connectionId === "kimi")?.status).toBe("refreshed");
+    expect(plans.kimi.refreshes).toBe(refreshes + 1);
+    expect(harness.server.gateway.deps.quotaCache.get("kimi", "kimi")?.status).toBe("available");
+    const usageHits = plans.hits.filter((hit) => hit.path === "/coding/v1/usages");
+    expect(usageHits.at(-2)?.label).not.toBe(usageHits.at(-1)?.label);
+  });
+
   it("a refused refresh cools only Kimi; auto/thrifty climbs to the metered rung", async () => {
     const harness = await gateway([kimiConnection()], kimiEnv(), ["kimi"]);
     plans.kimi.failRefreshes(true);
