@@ -11,6 +11,8 @@ import type {
   StoreSettleResult,
   WindowTotals,
 } from "./spend-store";
+import type { BatchWrite } from "./sqlite-batch";
+import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { type RecordRow, sqliteSchema, toRecord } from "./sqlite-schema";
 
@@ -19,6 +21,12 @@ export interface SqliteEngineOptions {
   path: string;
   synchronous: "full" | "normal";
   busyTimeoutMs: number;
+  /**
+   * Where transactions are committed: `"worker"` (a worker thread that owns the write
+   * connection, so the fsync never blocks the event loop) or `"main"` (this thread). A
+   * `:memory:` database is always committed on this thread.
+   */
+  commitThread: "worker" | "main";
 }
 
 interface LiveReservation {
@@ -44,12 +52,14 @@ export interface SqliteCommitStats {
 
 /** One queued write: applied in memory already, made durable by the next batch. */
 interface PendingWrite {
-  /** Runs its statements inside the batch transaction; absent for a pure wait. */
-  write?: () => void;
+  /** What the batch transaction writes for it; absent for a pure wait. */
+  write?: BatchWrite;
   /** Reverts the in-memory effect when the batch fails. */
   undo?: () => void;
   /** Reservation id this write finishes (settle, release), cleared from `pendingFinished`. */
   finishes?: string;
+  /** Reservation id this write inserts, held in `pendingReserved` until it is on disk. */
+  reserves?: string;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -64,30 +74,40 @@ export interface SqliteEngine {
   records(query: SpendRecordQuery): SpendRecord[];
   flush(): Promise<void>;
   commitStats(): SqliteCommitStats;
-  /** Commits what is queued, closes the file and gives up the owner lock. */
-  close(): void;
+  /** Commits what is queued, stops the commit thread, closes the file, gives up the owner lock. */
+  close(): Promise<void>;
 }
 
 /**
  * Opens a spend file with group commit. Every decision (admission against spent + reserved,
  * idempotency, expiry) is taken synchronously against the in-memory state, which this process
- * alone may change (the owner lock); the write is queued, and all writes queued in one
- * event-loop turn are committed in ONE `BEGIN IMMEDIATE` transaction, one fsync under
- * `synchronous=FULL`. Each operation's promise resolves only after its batch is durable, so a
- * reservation the caller holds is on disk before the upstream is called, and a settle that
- * resolved survives SIGKILL and power loss. A crash before a settle's batch commits leaves the
- * durable reservation live until it expires: the books over-count for a while, never under-count.
+ * alone may change (the owner lock); the write is queued, and everything queued while the
+ * previous batch commits (or, when idle, in one event-loop turn) is committed in ONE
+ * `BEGIN IMMEDIATE` transaction, one fsync under `synchronous=FULL`. The transaction runs in a
+ * worker thread that owns the write connection, so the event loop keeps admitting while the
+ * disk works; one batch is in flight at a time, so batches commit in the order they were
+ * decided and a settle never commits before its reservation. Each operation's promise resolves
+ * only after its batch is durable, so a reservation the caller holds is on disk before the
+ * upstream is called, and a settle that resolved survives SIGKILL and power loss. A crash
+ * before a settle's batch commits leaves the durable reservation live until it expires: the
+ * books over-count for a while, never under-count.
  */
 export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   const { path, synchronous, busyTimeoutMs } = options;
   // An in-memory database is private to its connection: nothing to guard.
   const lock: OwnerLock | null = path === ":memory:" ? null : claimOwnerLock(path);
   let db: Database.Database;
+  let committer: CommitThread;
   try {
+    // This thread's connection creates the tables, loads the totals and answers reads.
     db = new Database(path, { timeout: busyTimeoutMs });
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${synchronous === "normal" ? "NORMAL" : "FULL"}`);
     db.exec(sqliteSchema);
+    committer =
+      path === ":memory:" || options.commitThread === "main"
+        ? inlineCommitThread(db)
+        : startCommitWorker({ path, synchronous, busyTimeoutMs });
   } catch (cause) {
     lock?.release();
     throw new SpendLedgerError({
@@ -103,32 +123,9 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   const selectRecordExists = db.prepare<[string], { one: number }>(
     "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
   );
-  const insertReservation = db.prepare<[string, string, string, number, number]>(
-    `INSERT INTO spend_reservation (id, rung, window_key, amount_micro_usd, expires_at_ms, state)
-     VALUES (?, ?, ?, ?, ?, 'live')`,
-  );
-  const markSettled = db.prepare<[string]>(
-    "UPDATE spend_reservation SET state = 'settled' WHERE id = ?",
-  );
-  const markReleased = db.prepare<[string, string, string, number]>(
-    `INSERT INTO spend_reservation (id, rung, window_key, amount_micro_usd, expires_at_ms, state)
-     VALUES (?, ?, ?, 0, ?, 'released')
-     ON CONFLICT (id) DO UPDATE SET state = 'released'`,
-  );
-  const expireStale = db.prepare<[number]>(
-    "UPDATE spend_reservation SET state = 'expired' WHERE state = 'live' AND expires_at_ms <= ?",
-  );
-  const addSpent = db.prepare<[string, string, number]>(
-    `INSERT INTO spend_window (rung, window_key, spent_micro_usd) VALUES (?, ?, ?)
-     ON CONFLICT (rung, window_key) DO UPDATE SET spent_micro_usd = spent_micro_usd + excluded.spent_micro_usd`,
-  );
-  const insertRecord = db.prepare(
-    `INSERT INTO spend_record (reservation_id, time_ms, time, window_key, rung, connection_id, model,
-       input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, cost_micro_usd,
-       reserved_micro_usd, client_key_id, request_id)
-     VALUES (@reservationId, @timeMs, @time, @windowKey, @rung, @connectionId, @model,
-       @inputTokens, @outputTokens, @cachedInputTokens, @cacheWriteTokens, @costMicroUsd,
-       @reservedMicroUsd, @clientKeyId, @requestId)`,
+  const selectKnown = db.prepare<[string, string], { one: number }>(
+    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM spend_reservation WHERE id = ?)
+       OR EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = ?)`,
   );
   const selectRecords = db.prepare<
     { sinceMs: number | null; untilMs: number | null; rung: string | null },
@@ -202,76 +199,125 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
 
   /** Ids settled or released in memory whose batch has not committed yet. */
   const pendingFinished = new Set<string>();
+  /**
+   * Ids reserved in memory whose batch has not committed yet: a reservation that expires in
+   * memory before its row is on disk must still refuse its id a second time.
+   */
+  const pendingReserved = new Set<string>();
   /** Settled or released: pending in memory, or on disk (a record, or a released row). */
   const isFinished = (id: string): boolean =>
     pendingFinished.has(id) ||
     selectRecordExists.get(id) !== undefined ||
     selectReservation.get(id)?.state === "released";
+  /** Seen before in any state: pending, or a reservation row or a record on disk. */
+  const isKnown = (id: string): boolean =>
+    pendingFinished.has(id) || pendingReserved.has(id) || selectKnown.get(id, id) !== undefined;
 
   let queue: PendingWrite[] = [];
   let scheduled = false;
+  let inFlight = false;
   let closed = false;
+  /** Set when the commit thread is gone: nothing can be made durable any more. */
+  let broken: SpendLedgerError | null = null;
   const stats: SqliteCommitStats = { batches: 0, writes: 0 };
 
-  const commitBatch = () => {
+  const settled = (batch: PendingWrite[]) => {
+    for (const pending of batch) {
+      if (pending.finishes !== undefined) pendingFinished.delete(pending.finishes);
+      if (pending.reserves !== undefined) pendingReserved.delete(pending.reserves);
+    }
+  };
+
+  const committed = (batch: PendingWrite[], writes: number) => {
+    stats.batches += 1;
+    stats.writes += writes;
+    settled(batch);
+    for (const pending of batch) pending.resolve();
+  };
+
+  const failed = (batch: PendingWrite[], sweepUpToMs: number | null, cause: unknown) => {
+    // Nothing of the batch is on disk: take its effects back out of memory, newest first, so
+    // memory agrees with the file again, and fail every operation in it. Effects of writes
+    // queued behind it are additive and stay correct: none of them finishes a reservation of
+    // this batch, since a reservation is handed to its caller only after it committed.
+    if (sweepUpToMs !== null) expiredUpToMs = Math.max(expiredUpToMs ?? 0, sweepUpToMs);
+    for (let index = batch.length - 1; index >= 0; index--) batch[index]!.undo?.();
+    settled(batch);
+    const error = new SpendLedgerError({
+      code: "store_failure",
+      message: `SQLite spend store ${path}: committing ${batch.length} writes failed`,
+      cause,
+    });
+    for (const pending of batch) pending.reject(error);
+    if (committer.failure() !== null && broken === null) {
+      // The commit thread died: whether this batch reached the disk is unknown, so the store
+      // refuses everything from now on rather than admit against books it can no longer trust.
+      broken = new SpendLedgerError({
+        code: "store_failure",
+        message: `SQLite spend store ${path}: the commit thread stopped`,
+        cause: committer.failure(),
+      });
+      const rest = queue;
+      queue = [];
+      for (let index = rest.length - 1; index >= 0; index--) rest[index]!.undo?.();
+      settled(rest);
+      for (const pending of rest) pending.reject(broken);
+    }
+  };
+
+  /** Sends what is queued as the next batch, unless one is in flight (it then follows it). */
+  const dispatch = () => {
     scheduled = false;
+    if (inFlight || queue.length === 0) return;
     const batch = queue;
     queue = [];
-    if (batch.length === 0) return;
-    const sweepUpTo = expiredUpToMs;
+    const writes: BatchWrite[] = [];
+    for (const pending of batch) if (pending.write) writes.push(pending.write);
+    const sweepUpToMs = expiredUpToMs;
     expiredUpToMs = null;
-    try {
-      db.transaction(() => {
-        for (const pending of batch) pending.write?.();
-        if (sweepUpTo !== null) expireStale.run(sweepUpTo);
-      }).immediate();
-    } catch (cause) {
-      // Nothing of the batch is on disk: take its effects back out of memory, newest first, so
-      // memory agrees with the file again, and fail every operation in it.
-      if (sweepUpTo !== null) expiredUpToMs = Math.max(expiredUpToMs ?? 0, sweepUpTo);
-      for (let index = batch.length - 1; index >= 0; index--) {
-        const pending = batch[index]!;
-        pending.undo?.();
-        if (pending.finishes !== undefined) pendingFinished.delete(pending.finishes);
-      }
-      const error = new SpendLedgerError({
-        code: "store_failure",
-        message: `SQLite spend store ${path}: committing ${batch.length} writes failed`,
-        cause,
-      });
-      for (const pending of batch) pending.reject(error);
+    if (writes.length === 0 && sweepUpToMs === null) {
+      // Only waits: everything before them is durable, as nothing is in flight.
+      for (const pending of batch) pending.resolve();
       return;
     }
-    stats.batches += 1;
-    for (const pending of batch) {
-      if (pending.write) stats.writes += 1;
-      if (pending.finishes !== undefined) pendingFinished.delete(pending.finishes);
-      pending.resolve();
+    inFlight = true;
+    committer.commit({ writes, sweepUpToMs }).then(
+      () => {
+        inFlight = false;
+        committed(batch, writes.length);
+        dispatch();
+      },
+      (cause: unknown) => {
+        inFlight = false;
+        failed(batch, sweepUpToMs, cause);
+        dispatch();
+      },
+    );
+  };
+
+  const push = (pending: PendingWrite) => {
+    queue.push(pending);
+    if (!scheduled && !inFlight) {
+      scheduled = true;
+      setImmediate(dispatch);
     }
   };
 
-  /** Queues a write for the batch of this event-loop turn; resolves with `value` once durable. */
-  const enqueue = <T>(value: T, write?: Omit<PendingWrite, "resolve" | "reject">): Promise<T> => {
-    if (closed) return Promise.reject(closedError(path));
-    return new Promise<T>((resolve, reject) => {
-      queue.push({ ...write, resolve: () => resolve(value), reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(commitBatch);
-      }
-    });
-  };
+  const unusable = (): SpendLedgerError | null => broken ?? (closed ? closedError(path) : null);
+
+  /** Queues a write for the next batch; resolves with `value` once it is durable. */
+  const enqueue = <T>(value: T, write?: Omit<PendingWrite, "resolve" | "reject">): Promise<T> =>
+    new Promise<T>((resolve, reject) => push({ ...write, resolve: () => resolve(value), reject }));
 
   const reserve = (request: StoreReserveRequest): Promise<StoreReserveResult> => {
-    if (closed) return Promise.reject(closedError(path));
+    const refusal = unusable();
+    if (refusal) return Promise.reject(refusal);
     const { reservationId: id, rung, windowKey, amountMicroUsd: amount } = request;
     const state = windowState(rung, windowKey);
     expire(state, request.nowMs);
     const held = state.live.get(id);
     if (held) return enqueue({ admitted: true, ...totalsOf(state) });
-    if (isFinished(id) || selectReservation.get(id) !== undefined) {
-      return enqueue({ admitted: false, ...totalsOf(state) });
-    }
+    if (isKnown(id)) return enqueue({ admitted: false, ...totalsOf(state) });
     if (
       request.budgetMicroUsd !== null &&
       state.spentMicroUsd + state.reservedMicroUsd + amount > request.budgetMicroUsd
@@ -282,10 +328,19 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     state.live.set(id, { amountMicroUsd: amount, expiresAtMs: request.expiresAtMs });
     state.reservedMicroUsd += amount;
     state.nextExpiryMs = Math.min(state.nextExpiryMs, request.expiresAtMs);
+    pendingReserved.add(id);
     return enqueue(
       { admitted: true, ...totalsOf(state) },
       {
-        write: () => insertReservation.run(id, rung, windowKey, amount, request.expiresAtMs),
+        reserves: id,
+        write: {
+          kind: "reserve",
+          id,
+          rung,
+          windowKey,
+          amountMicroUsd: amount,
+          expiresAtMs: request.expiresAtMs,
+        },
         undo: () => {
           if (state.live.delete(id)) state.reservedMicroUsd -= amount;
         },
@@ -307,12 +362,16 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   };
 
   const settle = (request: StoreSettleRequest): Promise<StoreSettleResult> => {
-    if (closed) return Promise.reject(closedError(path));
+    const refusal = unusable();
+    if (refusal) return Promise.reject(refusal);
     const { record } = request;
     const id = request.reservationId;
     const state = windowState(request.rung, request.windowKey);
     expire(state, request.nowMs);
-    if (isFinished(id)) return enqueue({ booked: false, ...totalsOf(state) });
+    // A reservation live in memory is finished neither in memory nor on disk: no reads needed.
+    if (!state.live.has(id) && isFinished(id)) {
+      return enqueue({ booked: false, ...totalsOf(state) });
+    }
     const putBack = takeLive(state, id);
     state.spentMicroUsd += record.costMicroUsd;
     pendingFinished.add(id);
@@ -320,11 +379,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       { booked: true, ...totalsOf(state) },
       {
         finishes: id,
-        write: () => {
-          markSettled.run(id);
-          addSpent.run(record.rung, record.windowKey, record.costMicroUsd);
-          insertRecord.run({ ...record, timeMs: Date.parse(record.time) });
-        },
+        write: { kind: "settle", id, record },
         undo: () => {
           state.spentMicroUsd -= record.costMicroUsd;
           putBack?.();
@@ -334,23 +389,33 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   };
 
   const release = (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {
-    if (closed) return Promise.reject(closedError(path));
+    const refusal = unusable();
+    if (refusal) return Promise.reject(refusal);
     const { reservationId: id, rung, windowKey, nowMs } = request;
     const state = windowState(rung, windowKey);
     expire(state, nowMs);
-    if (isFinished(id)) return enqueue({ released: false, ...totalsOf(state) });
+    if (!state.live.has(id) && isFinished(id)) {
+      return enqueue({ released: false, ...totalsOf(state) });
+    }
     const putBack = takeLive(state, id);
     pendingFinished.add(id);
     return enqueue(
       { released: putBack !== null, ...totalsOf(state) },
       {
         finishes: id,
-        write: () => markReleased.run(id, rung, windowKey, nowMs),
+        write: { kind: "release", id, rung, windowKey, nowMs },
         undo: () => putBack?.(),
       },
     );
   };
 
+  /** Resolves once nothing is queued or in flight (a failed batch counts as done). */
+  const drain = (): Promise<void> =>
+    queue.length === 0 && !inFlight
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => push({ resolve, reject: () => resolve() }));
+
+  let closing: Promise<void> | null = null;
   return {
     database: db,
     reserve,
@@ -371,16 +436,26 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
         })
         .map(toRecord),
     commitStats: () => ({ ...stats }),
-    flush: () => (queue.length === 0 ? Promise.resolve() : enqueue(undefined)),
+    flush: () => {
+      if (broken) return Promise.reject(broken);
+      return queue.length === 0 && !inFlight ? Promise.resolve() : enqueue(undefined);
+    },
     close() {
-      if (closed) return;
-      commitBatch();
-      closed = true;
-      try {
-        if (db.open) db.close();
-      } finally {
-        lock?.release();
-      }
+      closing ??= (async () => {
+        closed = true;
+        try {
+          await drain();
+          await committer.close();
+        } finally {
+          try {
+            if (db.open) db.close();
+          } finally {
+            // Only now, with the write connection closed, may another process take the file.
+            lock?.release();
+          }
+        }
+      })();
+      return closing;
     },
   };
 }

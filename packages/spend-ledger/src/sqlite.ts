@@ -25,6 +25,15 @@ export interface SqliteSpendStoreOptions {
   synchronous?: "full" | "normal";
   /** How long a batch waits for another connection's write transaction, in ms; default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Where batches are committed, default `"worker"`: a worker thread owns the write connection,
+   * so the transaction and its fsync run off the event loop while the next batch is collected.
+   * `"main"` commits on the calling thread (blocking it for each fsync), for runtimes where the
+   * package's worker file cannot be started, e.g. an application bundled into one file. A
+   * `:memory:` database is always committed on the calling thread. The first store opened on a
+   * file in a process sets it.
+   */
+  commitThread?: "worker" | "main";
 }
 
 /** A {@link SpendStore} in a SQLite file, with the underlying handle for inspection. */
@@ -66,11 +75,14 @@ function canonicalPath(path: string): string {
  *   when it cannot be opened or migrated
  */
 export function createSqliteSpendStore(options: SqliteSpendStoreOptions): SqliteSpendStore {
-  const { path, synchronous = "full", busyTimeoutMs = 5000 } = options;
+  const { path, synchronous = "full", busyTimeoutMs = 5000, commitThread = "worker" } = options;
   const key = canonicalPath(path);
   let owner = owners.get(key);
   if (!owner) {
-    owner = { engine: openSqliteEngine({ path, synchronous, busyTimeoutMs }), stores: 0 };
+    owner = {
+      engine: openSqliteEngine({ path, synchronous, busyTimeoutMs, commitThread }),
+      stores: 0,
+    };
     owners.set(key, owner);
   }
   owner.stores += 1;
@@ -108,18 +120,14 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
     async close() {
       if (!open) return;
       open = false;
-      try {
-        await engine.flush();
-      } finally {
-        const current = owners.get(key);
-        if (current && current.engine === engine) {
-          current.stores -= 1;
-          if (current.stores === 0) {
-            owners.delete(key);
-            engine.close();
-          }
-        }
+      const current = owners.get(key);
+      if (current && current.engine === engine && --current.stores === 0) {
+        owners.delete(key);
+        // Drains the queue, stops the commit thread, closes the file and frees it.
+        await engine.close();
+        return;
       }
+      await engine.flush();
     },
   };
 }
