@@ -2,6 +2,7 @@ import type { GatewayDeps } from "../deps";
 import { type NormalizedUsage, responseUsage, translateResponse } from "../protocols";
 import { parseJsonObject } from "../protocols/ir/guards";
 import { UpstreamError, type UpstreamResponse } from "../upstream";
+import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { receiptOf, writeReceipt } from "./receipt";
@@ -17,7 +18,8 @@ const JSON_HEADERS = "application/json";
  * byte when the upstream speaks the client's protocol and translates it through the hub when
  * not (listing dropped fields in `x-planfirst-dropped`), settles spend against the reservation and writes the receipt. A body that
  * breaks off or cannot be read falls through (no cooldown: the upstream did answer); a client
- * that hung up rejects with `client_closed_request`.
+ * that hung up rejects with `client_closed_request`. The client's body passes `redactor` (the
+ * connection's credentials replaced by `[redacted]`), after usage was read from the original.
  */
 export async function serveNonStream(
   deps: GatewayDeps,
@@ -27,6 +29,7 @@ export async function serveNonStream(
   response: UpstreamResponse,
   attemptCount: number,
   prepared: UpstreamBody,
+  redactor?: SecretRedactor,
 ): Promise<TargetOutcome> {
   const { target } = attempt;
   const upstreamProtocol = prepared.protocol;
@@ -65,6 +68,7 @@ export async function serveNonStream(
       return FELL_THROUGH;
     }
   }
+  if (redactor && !redactor.empty) clientText = redactor.redact(clientText);
   const reservation = hold.handOff();
   const costUsd = reservation
     ? await settleSpend(deps, target, reservation, usage, request, hold.estimatedInputTokens)

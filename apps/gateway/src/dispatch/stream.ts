@@ -10,7 +10,9 @@ import {
 } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
+import type { SecretRedactor } from "../upstream/secret-redactor";
 import { writeReceipt } from "./receipt";
+import { redactingStream } from "./redaction";
 import { settleSpend } from "./settle";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -27,6 +29,8 @@ export interface StreamInputs {
   reservation: Reservation | null;
   /** Input tokens booked when the upstream reports no usage. */
   estimatedInputTokens: number;
+  /** Removes the connection's credentials from every client byte; none when absent. */
+  redactor?: SecretRedactor;
 }
 
 /**
@@ -46,10 +50,13 @@ const END = { text: "", done: true } as const;
  * `{ ok: false }` so the dispatcher falls through to the next target. After the first byte, an
  * upstream failure or cut ends the stream with its explicit error frame, never a clean
  * end. A client that goes away aborts the upstream. Spend is settled exactly once either way.
+ * Every client byte, relayed or translated, passes `redactor` (a secret split across upstream
+ * chunks included); a stream with no secret in it is unchanged.
  */
 export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcome> {
   const { deps, request, target, response } = inputs;
-  const relay = clientStreamFor(inputs);
+  const inner = clientStreamFor(inputs);
+  const relay = inputs.redactor ? redactingStream(inner, inputs.redactor) : inner;
   const iterator = response.chunks();
 
   // Read until the stream has something for the client (or the upstream fails first).

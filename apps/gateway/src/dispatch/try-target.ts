@@ -5,10 +5,12 @@ import { ProtocolError } from "../protocols";
 import { parseJsonObject } from "../protocols/ir/guards";
 import type { DispatchTarget } from "../routing/build-pool";
 import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "../upstream";
+import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { serveNonStream } from "./non-stream";
 import { isClientFaultAnswer, observeResponse } from "./observe-response";
+import { redactorFor } from "./redaction";
 import type { ReservationHold } from "./reservation";
 import { streamResponse } from "./stream";
 import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
@@ -92,6 +94,9 @@ export async function tryTarget(
   deps.metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
   attempt.answered(response.status);
   context.calls.observe(target, response.headers);
+  // Whatever of this answer reaches the client goes through the redactor of the credential it
+  // was sent with: an upstream that echoes it must not hand it to whoever holds a gateway key.
+  const redactor = redactorFor(target.connection, upstreamRequest);
 
   if (response.status >= 300) {
     const text = await response.text().catch(() => "");
@@ -105,13 +110,14 @@ export async function tryTarget(
       context.calls.classify(target, response.status, response.headers, body ?? text),
     );
     if (isClientFaultAnswer(response.status, failure)) {
+      const clientText = redactor.redact(text);
       const reply = clientFaultReply(
         attempt,
         request,
         response.status,
-        body,
+        clientText === text ? body : (parseJsonObject(clientText) ?? undefined),
         state.attempts.length,
-        { text, prepared },
+        { text: clientText, prepared },
       );
       return { served: reply };
     }
@@ -136,10 +142,20 @@ export async function tryTarget(
       response,
       state.attempts.length,
       prepared,
+      redactor,
     );
   }
   const watched = context.calls.watch(target, response);
-  const streamed = await streamStarted(deps, target, hold, request, watched, state, prepared);
+  const streamed = await streamStarted(
+    deps,
+    target,
+    hold,
+    request,
+    watched,
+    state,
+    prepared,
+    redactor,
+  );
   if (streamed.ok) {
     hold.handOff();
     return { served: streamed.reply };
@@ -181,6 +197,7 @@ function streamStarted(
   response: UpstreamResponse,
   state: RequestState,
   prepared: UpstreamBody,
+  redactor: SecretRedactor,
 ) {
   return streamResponse({
     deps,
@@ -188,6 +205,7 @@ function streamStarted(
     target,
     response,
     prepared,
+    redactor,
     attempts: state.attempts,
     reservation: hold.reservation,
     estimatedInputTokens: hold.estimatedInputTokens,
