@@ -3,7 +3,7 @@
 // Redis; default 127.0.0.1:6379). Each in-flight row is a closed loop: `width` workers each
 // reserve, then settle, then start over, until `pairs` pairs are done. "reserve p50/p99" is what a
 // request waits before it may call the upstream; "pair" adds the settle (which the gateway
-// need not wait for).
+// need not wait for). "main busy µs/pair" is the event-loop time each pair costs the main thread.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ interface LoopResult {
   pairMs: number[];
   /** Reserves refused as store_unavailable (a reply past the command deadline). */
   unavailable: number;
+  /** Time the main thread's event loop was busy, per pair, in µs: what a gateway cannot serve. */
+  busyUsPerPair: number;
 }
 
 /** `width` workers doing reserve → settle pairs until `pairs` are done (after `warmup` pairs). */
@@ -84,8 +86,10 @@ async function closedLoop(
   };
   await run(warmup, false);
   const t0 = performance.now();
+  const loop0 = performance.eventLoopUtilization();
   await run(pairs, true);
   const elapsedMs = performance.now() - t0;
+  const loop = performance.eventLoopUtilization(loop0);
   reserveMs.sort((a, b) => a - b);
   pairMs.sort((a, b) => a - b);
   return {
@@ -94,6 +98,7 @@ async function closedLoop(
     reserveMs,
     pairMs,
     unavailable,
+    busyUsPerPair: (loop.active * 1000) / pairs,
   };
 }
 
@@ -108,6 +113,7 @@ const add = (name: string, width: number, result: LoopResult) => {
     quantile(result.reserveMs, 0.99).toFixed(3),
     quantile(result.pairMs, 0.5).toFixed(3),
     quantile(result.pairMs, 0.99).toFixed(3),
+    result.busyUsPerPair.toFixed(1),
     String(result.unavailable),
   ]);
 };
@@ -119,17 +125,25 @@ try {
   add("memory", 1, await closedLoop(memory, 1, 20_000, 1_000));
   add("memory", 64, await closedLoop(memory, 64, 20_000, 1_000));
 
+  // Commits on the main thread ("main", as before the commit thread) and in the worker
+  // thread (the default), interleaved so both see the same machine load.
   let file = 0;
   for (const synchronous of ["full", "normal"] as const) {
     for (const width of [1, 32, 64]) {
-      const sqlite = createSqliteSpendStore({ path: join(dir, `${file++}.db`), synchronous });
-      const pairs = width === 1 ? 1_000 : 5_000;
-      add(
-        `sqlite (WAL, synchronous=${synchronous})`,
-        width,
-        await closedLoop(sqlite, width, pairs, 100),
-      );
-      await sqlite.close();
+      for (const commitThread of ["main", "worker"] as const) {
+        const sqlite = createSqliteSpendStore({
+          path: join(dir, `${file++}.db`),
+          synchronous,
+          commitThread,
+        });
+        const pairs = width === 1 ? 1_000 : 5_000;
+        add(
+          `sqlite (synchronous=${synchronous}, commit on ${commitThread})`,
+          width,
+          await closedLoop(sqlite, width, pairs, 100),
+        );
+        await sqlite.close();
+      }
     }
   }
 
@@ -157,6 +171,7 @@ printTable(
     "reserve p99 ms",
     "pair p50 ms",
     "pair p99 ms",
+    "main busy µs/pair",
     "unavailable",
   ],
   rows,
