@@ -5,6 +5,7 @@ import type {
   ProbeLease,
   QuotaState,
   QuotaWindow,
+  RefreshScheduler,
   UpstreamFailure,
 } from "@planfirst/quota-cache";
 import type { SpendLedger } from "@planfirst/spend-ledger";
@@ -13,7 +14,6 @@ import type { GatewayConfig } from "./config/schema";
 import type { ResolvedSecrets } from "./config/secrets";
 import type { UpstreamConnector } from "./connectors/connector";
 import type { GatewayMetrics } from "./observability/metrics";
-import type { PlanRefresh } from "./pollers/plan-refresh";
 import type { UpstreamClient } from "./upstream";
 
 /** The quota-cache calls the gateway makes (a `createQuotaCache` result satisfies it). */
@@ -83,4 +83,26 @@ export interface GatewayDeps {
   connectors?: ReadonlyMap<string, UpstreamConnector>;
   /** On-request and at-reset refreshes of plan readings (S2a), set by `createGateway`. */
   planRefresh?: PlanRefresh;
+}
+
+/**
+ * The on-request and at-reset refreshes of plan readings (ladder.md S2a), through the refresh
+ * scheduler once the gateway attaches it: single-flight per connection, never during a cooldown
+ * and never more often than the scheduler's minimum interval (it skips those itself).
+ */
+export interface PlanRefresh {
+  /**
+   * Asks for a fresh reading of a connection with a usage endpoint (no await, never throws);
+   * one without an endpoint is refreshed by a probe instead (§15), so nothing is done for it.
+   */
+  request(connectionId: string): void;
+  /** True while a refresh of the connection is queued or running (S2b: `Retry-After: 1`). */
+  isPending(connectionId: string): boolean;
+  /** True when the connection has a usage endpoint the scheduler polls. */
+  hasUsageEndpoint(connectionId: string): boolean;
+  /** Connects the scheduler and the ids it polls; until then `request` does nothing. */
+  attach(
+    scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">,
+    polled: readonly string[],
+  ): void;
 }

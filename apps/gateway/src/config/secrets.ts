@@ -1,5 +1,5 @@
-import type { ConnectorSpec } from "../connectors/connector-spec";
 import { ConfigError, type GatewayProblem } from "../errors";
+import type { ConnectorSpec } from "./connection-spec";
 import type { ConnectionConfig, GatewayConfig } from "./schema";
 
 /** Environment variables the gateway reads secrets from (`process.env` shape). */

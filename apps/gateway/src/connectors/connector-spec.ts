@@ -1,45 +1,12 @@
-import { z } from "zod";
 import type { CredentialPersistence } from "./credential-persistence";
 
-/**
- * A refreshable credential with its `env:` references already resolved. `login` names a login
- * stored by `planfirst login import`; the other values seed it when nothing is stored yet.
- */
-export const refreshableCredentialSpecSchema = z.object({
-  login: z.string().min(1).optional(),
-  refreshToken: z.string().min(1).optional(),
-  accessToken: z.string().min(1).optional(),
-  /** ChatGPT account id (Codex), sent as `chatgpt-account-id`. */
-  accountId: z.string().min(1).optional(),
-  /** GitHub OAuth token (Copilot), exchanged for a session token, never sent to inference. */
-  githubToken: z.string().min(1).optional(),
-  tokenUrl: z.url().optional(),
-  clientId: z.string().min(1).optional(),
-});
-
-/** A resolved refreshable credential; see {@link refreshableCredentialSpecSchema}. */
-export type RefreshableCredentialSpec = z.infer<typeof refreshableCredentialSpecSchema>;
-
-/**
- * What a connector needs of one configured connection, secrets resolved. `credential` is the
- * static secret (an `env:` value), a refreshable credential, or absent for a keyless server.
- */
-export const connectorSpecSchema = z.object({
-  id: z.string().min(1),
-  provider: z.string().min(1),
-  authType: z.string().min(1),
-  protocol: z.enum(["openai", "anthropic", "openai-responses", "gemini"]).optional(),
-  /** Inference base URL; each connector has a default where the provider has one. */
-  baseUrl: z.url().optional(),
-  /** Usage endpoint; each connector has a default where the provider has one. */
-  usageUrl: z.url().optional(),
-  /** Extra non-secret headers from the config. Auth headers always win over them. */
-  headers: z.record(z.string(), z.string()).optional(),
-  credential: z.union([z.string().min(1), refreshableCredentialSpecSchema]).optional(),
-});
-
-/** One connection as its connector sees it; see {@link connectorSpecSchema}. */
-export type ConnectorSpec = z.infer<typeof connectorSpecSchema>;
+// A connection with its secrets resolved is the config's own notion; connectors take it as is.
+export {
+  type ConnectorSpec,
+  connectorSpecSchema,
+  type RefreshableCredentialSpec,
+  refreshableCredentialSpecSchema,
+} from "../config/connection-spec";
 
 /** What connector factories share: credential persistence and the clock. */
 export interface ConnectorDeps {

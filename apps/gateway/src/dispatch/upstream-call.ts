@@ -1,8 +1,8 @@
 import type { UpstreamFailure } from "@planfirst/quota-cache";
 import type { PreparedRequest, UpstreamConnector } from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
+import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
-import { observeBilling } from "../pollers/usage-pollers";
 import { hubProtocolOf, ProtocolError } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";

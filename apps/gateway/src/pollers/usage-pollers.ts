@@ -2,6 +2,7 @@ import type { UpstreamFailure } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { UpstreamConnector, UsageRequest } from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
+import { observeBilling } from "../connectors/observe-billing";
 import { zaiUsageRefusal } from "../connectors/zai/zai-usage";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
 import { sentCredential } from "../dispatch/sent-credential";
@@ -92,26 +93,6 @@ export function createUsagePoller(deps: UsagePollerDeps): (connectionId: string)
     observeUsageEvidence(deps, connectionId, connection.config.provider, payload, deps.now());
     deps.logger.debug({ connection: connectionId, windows: windows.length }, "usage polled");
   };
-}
-
-/**
- * Records what a connector learned about billing after its window (Codex credits, Copilot
- * `overage_permitted`) as overage evidence `on`: such a plan can bill, so it is not
- * `auto/subscription`-safe. `false` and `null` record nothing here: null is not a verified hard
- * stop, and a hard stop is the catalog's word, not one reading's.
- */
-export function observeBilling(
-  deps: { quotaCache: GatewayQuotaCache; now: () => number },
-  connectionId: string,
-  connector: UpstreamConnector,
-): void {
-  if (connector.billsAfterWindow() !== true) return;
-  deps.quotaCache.observeEvidence(connectionId, {
-    evidence: "on",
-    observedAt: new Date(deps.now()).toISOString(),
-    source: "credits",
-    detail: `${connector.provider} bills after its window`,
-  });
 }
 
 async function usageRequestOf(
