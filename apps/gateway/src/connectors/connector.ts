@@ -65,9 +65,10 @@ export interface UpstreamConnector {
    */
   observeHeaders(headers: Readonly<Record<string, string>>): void;
   /**
-   * True when the upstream only answers streamed requests (the Codex backend refuses
-   * `stream: false`): the dispatcher skips it for a whole (non-stream) request instead of
-   * handing the client the upstream's 400.
+   * True when the upstream only answers streamed completions (the Codex backend refuses
+   * `stream: false`): the dispatcher skips it for a whole (non-stream) completion instead of
+   * handing the client the upstream's 400. Sub-endpoints such as `/responses/compact` are not
+   * completions and go through.
    */
   readonly streamOnly?: boolean;
   /**

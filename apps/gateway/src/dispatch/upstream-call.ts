@@ -57,7 +57,8 @@ export class UpstreamCalls {
     bodies: Map<string, UpstreamBody>,
   ): PreparedCall | Promise<PreparedCall> {
     const connector = this.connectorOf(target);
-    if (connector.streamOnly && !request.stream) {
+    // `/responses/compact` is a whole answer by nature; only the completion itself must stream.
+    if (connector.streamOnly && !request.stream && request.subPath === undefined) {
       throw new ProtocolError({
         code: "unsupported_field",
         field: "stream",
