@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConnectorError } from "./connector-error";
+import type { CredentialRefresher } from "./credential-source";
 
 /** The token endpoint's answer to a refresh_token grant (RFC 6749 §5.1). */
 export const oauthTokenResponseSchema = z.object({
@@ -92,6 +93,46 @@ export async function refreshTokenGrant(
     });
   }
   return parsed.data;
+}
+
+/** Options of {@link refreshTokenRefresher}. */
+export interface RefreshTokenRefresherOptions
+  extends Omit<RefreshTokenGrantOptions, "refreshToken"> {
+  /** Injected clock (epoch ms). */
+  now: () => number;
+  /** Why there is nothing to refresh, for the error when the login has no refresh token. */
+  missingRefreshToken: string;
+  /** Expiry of a new access token whose answer has no `expires_in`; default unknown (null). */
+  expiryWithoutExpiresIn?: (accessToken: string) => number | null;
+}
+
+/**
+ * A credential refresher that spends the stored refresh token on a refresh_token grant and keeps
+ * what the endpoint answers: the new access token, its expiry, and the rotated refresh token when
+ * one came back (else the old one, which stays valid on servers that do not rotate).
+ */
+export function refreshTokenRefresher(options: RefreshTokenRefresherOptions): CredentialRefresher {
+  const { now, missingRefreshToken, expiryWithoutExpiresIn, ...grant } = options;
+  return async (current) => {
+    if (!current.refreshToken) {
+      throw new ConnectorError({
+        code: "credential_refresh_failed",
+        message: `connection ${grant.connectionId}: ${missingRefreshToken}`,
+        connectionId: grant.connectionId,
+      });
+    }
+    const answer = await refreshTokenGrant({ ...grant, refreshToken: current.refreshToken });
+    const expiresAtMs = answer.expires_in
+      ? now() + answer.expires_in * 1000
+      : (expiryWithoutExpiresIn?.(answer.access_token) ?? null);
+    return {
+      ...current,
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token ?? current.refreshToken,
+      expiresAtMs,
+      updatedAtMs: now(),
+    };
+  };
 }
 
 function oauthErrorCode(json: unknown): string | null {

@@ -7,9 +7,8 @@ import {
 } from "../anthropic/anthropic-connector";
 import type { UpstreamConnector } from "../connector";
 import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
-import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
-import { jwtExpiryMs, refreshTokenGrant } from "../oauth-refresh";
+import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
 import { baseRequestHeaders, mergeBetaFlag } from "../request-headers";
 
 /** Beta flag Anthropic requires on Claude plan OAuth bearer tokens. */
@@ -40,25 +39,15 @@ export function createClaudeOauthConnector(
   const clientId = refreshable?.clientId ?? CLAUDE_CODE_CLIENT_ID;
   const credential = connectionCredential(spec, deps, {
     seedExpiresAtMs: refreshable?.accessToken ? jwtExpiryMs(refreshable.accessToken) : null,
-    refresher: async (current) => {
-      if (!current.refreshToken) {
-        throw missingRefresh(spec.id);
-      }
-      const answer = await refreshTokenGrant({
-        connectionId: spec.id,
-        tokenUrl,
-        clientId,
-        refreshToken: current.refreshToken,
-        encoding: "json",
-      });
-      return {
-        ...current,
-        accessToken: answer.access_token,
-        refreshToken: answer.refresh_token ?? current.refreshToken,
-        expiresAtMs: answer.expires_in ? deps.now() + answer.expires_in * 1000 : null,
-        updatedAtMs: deps.now(),
-      };
-    },
+    refresher: refreshTokenRefresher({
+      connectionId: spec.id,
+      tokenUrl,
+      clientId,
+      encoding: "json",
+      now: deps.now,
+      missingRefreshToken:
+        "the Claude login has no refresh token; run planfirst login import claude",
+    }),
   });
   const baseUrl = spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
   const url = anthropicMessagesUrl(baseUrl);
@@ -104,12 +93,4 @@ export function createClaudeOauthConnector(
     invalidateCredential: (token) => credential.invalidate(token),
     billsAfterWindow: () => overage,
   };
-}
-
-function missingRefresh(connectionId: string) {
-  return new ConnectorError({
-    code: "credential_refresh_failed",
-    message: `connection ${connectionId}: the Claude login has no refresh token; run planfirst login import claude`,
-    connectionId,
-  });
 }

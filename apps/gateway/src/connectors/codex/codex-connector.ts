@@ -3,8 +3,7 @@ import { joinUrl, type UpstreamConnector } from "../connector";
 import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
-import type { StoredCredential } from "../credential-persistence";
-import { jwtExpiryMs, refreshTokenGrant } from "../oauth-refresh";
+import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
 import { baseRequestHeaders } from "../request-headers";
 import { codexCreditsEvidence } from "./codex-credits";
 
@@ -57,32 +56,17 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
   const credential = connectionCredential(spec, deps, {
     seedFields,
     seedExpiresAtMs: refreshable?.accessToken ? jwtExpiryMs(refreshable.accessToken) : null,
-    refresher: async (current: StoredCredential) => {
-      if (!current.refreshToken) {
-        throw new ConnectorError({
-          code: "credential_refresh_failed",
-          message: `connection ${spec.id}: the ChatGPT login has no refresh token; run planfirst login import codex`,
-          connectionId: spec.id,
-        });
-      }
-      const answer = await refreshTokenGrant({
-        connectionId: spec.id,
-        tokenUrl,
-        clientId,
-        refreshToken: current.refreshToken,
-        encoding: "json",
-      });
-      const expiresAtMs = answer.expires_in
-        ? deps.now() + answer.expires_in * 1000
-        : jwtExpiryMs(answer.access_token);
-      return {
-        ...current,
-        accessToken: answer.access_token,
-        refreshToken: answer.refresh_token ?? current.refreshToken,
-        expiresAtMs,
-        updatedAtMs: deps.now(),
-      };
-    },
+    refresher: refreshTokenRefresher({
+      connectionId: spec.id,
+      tokenUrl,
+      clientId,
+      encoding: "json",
+      now: deps.now,
+      missingRefreshToken:
+        "the ChatGPT login has no refresh token; run planfirst login import codex",
+      // OpenAI's answer may omit expires_in; the access token is a JWT whose exp says it.
+      expiryWithoutExpiresIn: jwtExpiryMs,
+    }),
   });
   const baseUrl = spec.baseUrl ?? CODEX_DEFAULT_BASE_URL;
   const url = joinUrl(baseUrl, "/responses");

@@ -1,9 +1,8 @@
 import { parseResponseSignals } from "@planfirst/quota-cache";
 import type { UpstreamConnector } from "../connector";
 import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
-import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
-import { refreshTokenGrant } from "../oauth-refresh";
+import { refreshTokenRefresher } from "../oauth-refresh";
 import { planInferenceRequest } from "../plan-request";
 import { parseKimiUsage } from "./kimi-usage";
 
@@ -33,29 +32,14 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
   const tokenUrl = refreshable?.tokenUrl ?? KIMI_DEFAULT_TOKEN_URL;
   const clientId = refreshable?.clientId ?? KIMI_CODE_CLIENT_ID;
   const credential = connectionCredential(spec, deps, {
-    refresher: async (current) => {
-      if (!current.refreshToken) {
-        throw new ConnectorError({
-          code: "credential_refresh_failed",
-          message: `connection ${spec.id}: the Kimi login has no refresh token`,
-          connectionId: spec.id,
-        });
-      }
-      const answer = await refreshTokenGrant({
-        connectionId: spec.id,
-        tokenUrl,
-        clientId,
-        refreshToken: current.refreshToken,
-        encoding: "form",
-      });
-      return {
-        ...current,
-        accessToken: answer.access_token,
-        refreshToken: answer.refresh_token ?? current.refreshToken,
-        expiresAtMs: answer.expires_in ? deps.now() + answer.expires_in * 1000 : null,
-        updatedAtMs: deps.now(),
-      };
-    },
+    refresher: refreshTokenRefresher({
+      connectionId: spec.id,
+      tokenUrl,
+      clientId,
+      encoding: "form",
+      now: deps.now,
+      missingRefreshToken: "the Kimi login has no refresh token",
+    }),
   });
   const baseUrl = spec.baseUrl ?? KIMI_DEFAULT_BASE_URL;
   const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
