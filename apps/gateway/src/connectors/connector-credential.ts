@@ -1,3 +1,4 @@
+import type { UsageRequest } from "./connector";
 import { ConnectorError } from "./connector-error";
 import type { ConnectorDeps, ConnectorSpec, RefreshableCredentialSpec } from "./connector-spec";
 import {
@@ -76,4 +77,20 @@ export function withToken<T>(
   const token = credential.peek();
   if (token !== null) return build(token);
   return credential.get().then(build);
+}
+
+/**
+ * A JSON `GET url` with the connection's token as `Bearer`, plus `extraHeaders` (read once the
+ * token is at hand, so a header that cannot be built fails the request like the token would).
+ */
+export function bearerUsageRequest(
+  credential: CredentialSource,
+  url: string,
+  extraHeaders?: () => Record<string, string>,
+): UsageRequest | Promise<UsageRequest> {
+  return withToken(credential, (token) => ({
+    url,
+    method: "GET" as const,
+    headers: { accept: "application/json", authorization: `Bearer ${token}`, ...extraHeaders?.() },
+  }));
 }

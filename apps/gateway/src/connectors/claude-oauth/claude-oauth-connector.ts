@@ -6,7 +6,12 @@ import {
   anthropicMessagesUrl,
 } from "../anthropic/anthropic-connector";
 import type { UpstreamConnector } from "../connector";
-import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import {
+  bearerUsageRequest,
+  connectionCredential,
+  refreshableSpec,
+  withToken,
+} from "../connector-credential";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
 import { baseRequestHeaders, mergeBetaFlag } from "../request-headers";
@@ -65,17 +70,8 @@ export function createClaudeOauthConnector(
         return { url, headers };
       });
     },
-    usageRequest() {
-      return withToken(credential, (token) => ({
-        url: usageUrl,
-        method: "GET" as const,
-        headers: {
-          accept: "application/json",
-          authorization: `Bearer ${token}`,
-          "anthropic-beta": ANTHROPIC_OAUTH_BETA,
-        },
-      }));
-    },
+    usageRequest: () =>
+      bearerUsageRequest(credential, usageUrl, () => ({ "anthropic-beta": ANTHROPIC_OAUTH_BETA })),
     parseUsage: (payload, observedAtMs) => parseClaudeOauthUsage(payload, observedAtMs),
     classifyFailure(status, headers, body, observedAtMs) {
       const signals = parseClaudeSubscriptionResponse({ status, headers, body, observedAtMs });

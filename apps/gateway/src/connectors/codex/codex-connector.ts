@@ -1,6 +1,11 @@
 import { parseCodexResponse, parseCodexUsage } from "@planfirst/quota-cache";
 import { joinUrl, type UpstreamConnector } from "../connector";
-import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import {
+  bearerUsageRequest,
+  connectionCredential,
+  refreshableSpec,
+  withToken,
+} from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
@@ -98,17 +103,8 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
         return { url, headers };
       });
     },
-    usageRequest() {
-      return withToken(credential, (token) => ({
-        url: usageUrl,
-        method: "GET" as const,
-        headers: {
-          accept: "application/json",
-          authorization: `Bearer ${token}`,
-          "chatgpt-account-id": accountHeader(),
-        },
-      }));
-    },
+    usageRequest: () =>
+      bearerUsageRequest(credential, usageUrl, () => ({ "chatgpt-account-id": accountHeader() })),
     parseUsage(payload, observedAtMs) {
       credits = codexCreditsEvidence({ payload }) ?? credits;
       return parseCodexUsage(payload, observedAtMs);

@@ -1,6 +1,11 @@
 import { parseResponseSignals } from "@planfirst/quota-cache";
 import type { UpstreamConnector } from "../connector";
-import { connectionCredential, refreshableSpec, withToken } from "../connector-credential";
+import {
+  bearerUsageRequest,
+  connectionCredential,
+  refreshableSpec,
+  withToken,
+} from "../connector-credential";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenRefresher } from "../oauth-refresh";
 import { planInferenceRequest } from "../plan-request";
@@ -55,13 +60,7 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
         planInferenceRequest(spec, protocol, baseUrl, call, token, keyAuth),
       );
     },
-    usageRequest() {
-      return withToken(credential, (token) => ({
-        url: usageUrl,
-        method: "GET" as const,
-        headers: { accept: "application/json", authorization: `Bearer ${token}` },
-      }));
-    },
+    usageRequest: () => bearerUsageRequest(credential, usageUrl),
     parseUsage: parseKimiUsage,
     classifyFailure(status, headers, body, observedAtMs) {
       return parseResponseSignals("kimi", { status, headers, body, observedAtMs }).failure ?? null;
