@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_ROOT, runCli } from "./helpers/run-cli";
@@ -133,5 +133,42 @@ describe("planfirst simulate", () => {
     ]);
     expect(badPlan.exitCode).toBe(2);
     expect(badPlan.stderr).toContain("claude-max=200usd/5h");
+  });
+
+  it("takes a plan's allowance from the config's planAllowances, and --plan wins over it", async () => {
+    const config = JSON.parse(await readFile(CLAUDE_CONFIG, "utf8"));
+    config.connections[0].planAllowances = [{ window: "5h", usd: 1.35 }];
+    const configPath = join(tmp.path, "planfirst.allowances.json");
+    await writeFile(configPath, JSON.stringify(config));
+    const from = join(FIXTURES, "claude/**/*.jsonl");
+
+    const run = await runCli(["simulate", "--config", configPath, "--from", from, "--json"]);
+    expect(run.exitCode).toBe(0);
+    const document = JSON.parse(run.stdout);
+    expect(document.plans[0].allowances).toEqual([
+      { windowId: "5h", amount: 1.35, unit: "usd", origin: "config" },
+    ]);
+    // The same replay as --plan claude-max=1.35usd/5h (see the --json test above).
+    expect(document.scenarios[0].ids[1]).toMatchObject({
+      id: "auto/thrifty",
+      servedByRung: { subscription: 4, cheap: 2, premium: 0 },
+      spendUsd: 0.056,
+    });
+
+    const overridden = await runCli([
+      "simulate",
+      "--config",
+      configPath,
+      "--from",
+      from,
+      "--plan",
+      "claude-max=100usd/5h",
+      "--json",
+    ]);
+    const wide = JSON.parse(overridden.stdout);
+    expect(wide.plans[0].allowances).toEqual([
+      { windowId: "5h", amount: 100, unit: "usd", origin: "option" },
+    ]);
+    expect(wide.scenarios[0].ids[1].servedByRung.subscription).toBe(6);
   });
 });

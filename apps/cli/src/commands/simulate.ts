@@ -75,6 +75,7 @@ async function runSimulate(context: CliContext, options: SimulateOptions): Promi
     import("../simulate/index"),
   ]);
   const {
+    configPlanAllowances,
     discoverDefaultTraces,
     expandTracePath,
     parseBudgetOverride,
@@ -103,9 +104,11 @@ async function runSimulate(context: CliContext, options: SimulateOptions): Promi
     if (!parsed.ok) throw usage("invalid --budget value", parsed.problems);
     return { value, rungBudgetUsd: parsed.rungBudgetUsd };
   });
-  const baselinePlans = options.compare
+  const givenPlans = options.compare
     ? (planSets[0]?.allowances ?? [])
     : planSets.flatMap((set) => set.allowances);
+  // --plan wins over the config's planAllowances, which win over calibration from the trace.
+  const baselinePlans = [...givenPlans, ...configPlanAllowances(config, givenPlans)];
   const scenarios = options.compare
     ? [
         { label: "config" },

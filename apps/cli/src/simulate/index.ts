@@ -5,6 +5,7 @@ export { DEFAULT_TRACE_GLOBS, discoverDefaultTraces, expandTracePath } from "./d
 export { createMeteredPriceLookup } from "./metered-price";
 export type { AllowanceUnit, PlanAllowance, WindowLength } from "./plan-allowance";
 export {
+  configPlanAllowances,
   PLAN_WINDOWS_BY_PROVIDER,
   parsePlanAllowances,
   parseWindow,

@@ -1,3 +1,5 @@
+import type { GatewayConfig } from "@planfirst/gateway";
+
 /** What a plan allowance is counted in: API-equivalent US dollars, or tokens (input + output). */
 export type AllowanceUnit = "usd" | "tokens";
 
@@ -14,8 +16,11 @@ export interface PlanAllowance {
   /** Allowance per window, in `unit`. */
   amount: number;
   unit: AllowanceUnit;
-  /** `option`: given on the command line; `calibrated`: derived from utilization readings. */
-  origin: "option" | "calibrated";
+  /**
+   * `option`: given on the command line; `config`: the connection's `planAllowances`;
+   * `calibrated`: derived from utilization readings.
+   */
+  origin: "option" | "config" | "calibrated";
 }
 
 const HOUR_MS = 3_600_000;
@@ -93,4 +98,31 @@ export function windowEndMs(length: WindowLength, startMs: number): number {
   if (length.kind === "rolling") return startMs + length.lengthMs;
   const start = new Date(startMs);
   return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+}
+
+/**
+ * The allowances the config gives its connections (`connections[].planAllowances`), each for
+ * its connection id, minus any (target, window) that `given` (the command line) already names:
+ * `--plan` wins over the config, the config over calibration.
+ */
+export function configPlanAllowances(
+  config: Pick<GatewayConfig, "connections">,
+  given: readonly PlanAllowance[],
+): PlanAllowance[] {
+  const named = new Set(given.map((allowance) => `${allowance.target}\u0000${allowance.windowId}`));
+  const out: PlanAllowance[] = [];
+  for (const connection of config.connections) {
+    for (const entry of connection.planAllowances ?? []) {
+      const window = parseWindow(entry.window);
+      if (named.has(`${connection.id}\u0000${window.windowId}`)) continue;
+      out.push({
+        target: connection.id,
+        ...window,
+        amount: entry.usd ?? entry.tokens ?? 0,
+        unit: entry.usd !== undefined ? "usd" : "tokens",
+        origin: "config",
+      });
+    }
+  }
+  return out;
 }

@@ -62,7 +62,9 @@ export function renderSimulationSummary(summary: SimulationSummary, color: Color
       );
       const origin = calibration
         ? `calibrated from ${count(calibration.readings)} real utilization readings`
-        : "given";
+        : allowance.origin === "config"
+          ? "from the config"
+          : "given";
       return `${allowance.windowId} ${formatAllowance(allowance.amount, allowance.unit)} per window (${origin})`;
     });
     lines.push(

@@ -25,7 +25,7 @@ export interface IdSummary {
     windowId: string;
     allowance: number;
     unit: "usd" | "tokens";
-    origin: "option" | "calibrated";
+    origin: "option" | "config" | "calibrated";
     exhaustedAt: string[];
     resetAt: string[];
     peakUsedPercent: number;

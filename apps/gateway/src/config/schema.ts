@@ -68,6 +68,19 @@ export const storageSchema = z.strictObject({
   journalPath: z.string().min(1).default(".planfirst/spend-journal.db"),
 });
 
+/** One plan window's allowance (see `connections[].planAllowances`): dollars or tokens, not both. */
+export const planAllowanceSchema = z
+  .strictObject({
+    window: z
+      .string()
+      .regex(/^(?:[1-9]\d*[hd]|monthly)$/, "a window: 5h, 7d, monthly, or <n>h / <n>d"),
+    usd: z.number().positive().optional(),
+    tokens: z.number().int().positive().optional(),
+  })
+  .refine((entry) => (entry.usd === undefined) !== (entry.tokens === undefined), {
+    message: "give the allowance as exactly one of usd or tokens",
+  });
+
 /**
  * A refreshable credential (a plan login): every secret an `env:NAME` reference, `login` the name
  * of a login stored by `planfirst login import`. At least one of them must be set.
@@ -128,6 +141,12 @@ export const connectionSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   /** Usage endpoint to poll for quota; each connector has the provider's default, if it has one. */
   usageUrl: z.url().optional(),
+  /**
+   * What each of a plan's windows holds, for `planfirst simulate` only (routing never reads it:
+   * live readings decide). One entry per window: `5h`, `7d`, `monthly`, or `<n>h` / `<n>d`, with
+   * the allowance in API-equivalent US dollars (`usd`) or in tokens, input plus output (`tokens`).
+   */
+  planAllowances: z.array(planAllowanceSchema).optional(),
 });
 
 /** Operator catalog entries, same schema as `@planfirst/billing-catalog`, overriding it by key. */
