@@ -47,9 +47,11 @@ export async function refreshTokenGrant(
   const body =
     options.encoding === "json" ? JSON.stringify(fields) : new URLSearchParams(fields).toString();
   const where = `connection ${options.connectionId}: token refresh at ${options.tokenUrl}`;
-  let response: Response;
-  try {
-    response = await fetch(options.tokenUrl, {
+  const { response, json } = await callTokenEndpoint({
+    connectionId: options.connectionId,
+    where,
+    url: options.tokenUrl,
+    init: {
       method: "POST",
       headers: {
         "content-type":
@@ -58,22 +60,9 @@ export async function refreshTokenGrant(
         ...options.headers,
       },
       body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-    });
-  } catch (error) {
-    throw new ConnectorError({
-      code: "credential_refresh_failed",
-      message: `${where} could not be reached (${error instanceof Error ? error.name : "error"})`,
-      connectionId: options.connectionId,
-    });
-  }
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+    },
+    timeoutMs: options.timeoutMs,
+  });
   if (!response.ok) {
     const code = oauthErrorCode(json);
     throw new ConnectorError({
@@ -133,6 +122,41 @@ export function refreshTokenRefresher(options: RefreshTokenRefresherOptions): Cr
       updatedAtMs: now(),
     };
   };
+}
+
+/**
+ * One call to a token endpoint (`where` names it in errors): the response and its body as JSON
+ * (undefined when it is not JSON). An unreachable endpoint, or one slower than `timeoutMs`
+ * (default 15 000), is `credential_refresh_failed` naming only the error's kind, never a token.
+ */
+export async function callTokenEndpoint(options: {
+  connectionId: string;
+  where: string;
+  url: string;
+  init: Omit<RequestInit, "signal">;
+  timeoutMs?: number | undefined;
+}): Promise<{ response: Response; json: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(options.url, {
+      ...options.init,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+  } catch (error) {
+    throw new ConnectorError({
+      code: "credential_refresh_failed",
+      message: `${options.where} could not be reached (${error instanceof Error ? error.name : "error"})`,
+      connectionId: options.connectionId,
+    });
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { response, json };
 }
 
 function oauthErrorCode(json: unknown): string | null {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PLANFIRST_USER_AGENT } from "../connector";
 import { ConnectorError } from "../connector-error";
+import { callTokenEndpoint } from "../oauth-refresh";
 
 /** GitHub's Copilot session token exchange. */
 export const COPILOT_DEFAULT_TOKEN_URL = "https://api.github.com/copilot_internal/v2/token";
@@ -29,24 +30,19 @@ export async function exchangeCopilotToken(options: {
   timeoutMs?: number;
 }): Promise<CopilotSessionToken> {
   const where = `connection ${options.connectionId}: Copilot token exchange at ${options.tokenUrl}`;
-  let response: Response;
-  try {
-    response = await fetch(options.tokenUrl, {
+  const { response, json } = await callTokenEndpoint({
+    connectionId: options.connectionId,
+    where,
+    url: options.tokenUrl,
+    init: {
       headers: {
         authorization: `token ${options.githubToken}`,
         accept: "application/json",
         "user-agent": PLANFIRST_USER_AGENT,
       },
-      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-    });
-  } catch (error) {
-    throw new ConnectorError({
-      code: "credential_refresh_failed",
-      message: `${where} could not be reached (${error instanceof Error ? error.name : "error"})`,
-      connectionId: options.connectionId,
-    });
-  }
-  const text = await response.text();
+    },
+    timeoutMs: options.timeoutMs,
+  });
   if (!response.ok) {
     const hint =
       response.status === 401 || response.status === 403
@@ -58,12 +54,6 @@ export async function exchangeCopilotToken(options: {
       connectionId: options.connectionId,
       upstreamStatus: response.status,
     });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
   }
   const parsed = copilotSessionTokenSchema.safeParse(json);
   if (!parsed.success) {
