@@ -80,163 +80,175 @@ afterAll(() => {
 });
 
 /**
- * The outage lasts about a second, not the 20 s of the report: while Redis is away every spend
- * command fails at once (no offline queue) or at its 250 ms deadline, whatever the outage's
- * length, so a short one takes the same paths (refusal, journal, one warning, replay) without
- * costing CI 20 s. Latency is asserted only as the issue's bound (every paid answer within 1 s).
+ * Redis stays down for 20 s (the outage of the report) under paid load on both replicas. The
+ * latency is asserted only as the issue's bound (every paid answer within 1 s), never as a
+ * timing of its own. `OUTAGE_MS` shortens it for a quick local run.
  */
+const OUTAGE_MS = Number(process.env.OUTAGE_MS ?? 20_000);
 describe.skipIf(!hasRedisServer)("spend store outage, two replicas on one Redis", () => {
-  it("refuses concrete paid requests at once with 503, serves auto/thrifty from the keyless rung, journals settles and loses and double-books nothing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "planfirst-outage-"));
-    dirs.push(dir);
-    const port = await freePort();
-    let redis = await startRedis(port, dir);
-    const fakes = await startFakes({ router: "openai", local: "openai" });
-    let slow = false;
-    // While `slow`, paid answers take 400 ms: requests admitted before the kill settle during it.
-    fakes.router.script(() => (slow ? { delayMs: 400 } : {}));
-    const keyPrefix = `planfirst-outage:${randomUUID()}:`;
-    const config = (): GatewayConfigInput => ({
-      connections: [
-        {
-          id: "openrouter",
-          provider: "openrouter",
-          authType: "apikey",
-          protocol: "openai",
-          baseUrl: fakes.router.url,
-          credential: "env:ROUTER_KEY",
-          models: [PAID],
-          timeoutMs: 5_000,
-        },
-        {
-          id: "local",
-          provider: "ollama",
-          authType: "none",
-          protocol: "openai",
-          baseUrl: fakes.local.url,
-          models: [KEYLESS],
-          timeoutMs: 5_000,
-        },
-      ],
-      subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
-    });
-    const clock = createClock();
-    const replicas: Harness[] = [];
-    try {
-      for (const name of ["a", "b"]) {
-        replicas.push(
-          await startHarness({
-            config: config(),
-            env: { ROUTER_KEY: "sk-or-v1-outage-test-key-0001" },
-            clock,
-            storage: {
-              driver: "redis",
-              url: `redis://127.0.0.1:${port}`,
-              keyPrefix,
-              journalPath: join(dir, `journal-${name}.db`),
-            },
-          }),
-        );
-      }
-      const costs: string[] = [];
-      const paid = async (replica: Harness) => {
-        const started = performance.now();
-        const response = await post(replica.url, "/v1/chat/completions", chatBody(PAID));
-        const body = (await response.json()) as { error?: { code?: string } };
-        if (response.status === 200) costs.push(response.headers.get("x-planfirst-cost-usd")!);
-        return { status: response.status, code: body.error?.code, ms: performance.now() - started };
-      };
-
-      // Before: paid load on both replicas is served and booked.
-      const before = await Promise.all(replicas.flatMap((r) => [paid(r), paid(r), paid(r)]));
-      expect(before.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
-
-      // Requests in flight when Redis dies: admitted, answered upstream during the outage.
-      slow = true;
-      const inFlight = Promise.all(replicas.flatMap((r) => [paid(r), paid(r)]));
-      await waitFor(() => fakes.router.completionHits().length === 10, { what: "in-flight hits" });
-      await killRedis(redis);
-
-      // During: every concrete paid request is refused at once; auto/thrifty is served keyless.
-      slow = false;
-      const during: Array<{ status: number; code?: string; ms: number }> = [];
-      const thrifty: number[] = [];
-      for (let round = 0; round < 5; round++) {
-        for (const replica of replicas) {
-          during.push(await paid(replica));
-          const auto = await post(replica.url, "/v1/chat/completions", chatBody("auto/thrifty"));
-          thrifty.push(auto.status);
-          expect(auto.headers.get("x-planfirst-connection")).toBe("local");
-        }
-        await sleep(100);
-      }
-      // The keyless rung failing once: the paid rung is skipped with its reason recorded.
-      fakes.local.script([{ status: 500, body: { error: { message: "overloaded" } } }]);
-      const climbed = await post(
-        replicas[0]!.url,
-        "/v1/chat/completions",
-        chatBody("auto/thrifty"),
-      );
-      const climbedBody = (await climbed.json()) as {
-        error: { attempts: Array<{ connection: string; outcome: string }> };
-      };
-      expect(climbedBody.error.attempts).toContainEqual(
-        expect.objectContaining({ connection: "openrouter", outcome: "spend_store_unavailable" }),
-      );
-      const settledInOutage = await inFlight;
-      expect(settledInOutage.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-      for (const refused of during) {
-        expect(refused.status).toBe(503);
-        expect(refused.code).toBe("spend_store_unavailable");
-        expect(refused.ms).toBeLessThan(1_000);
-      }
-      expect(thrifty.every((status) => status === 200)).toBe(true);
-      expect(fakes.router.completionHits()).toHaveLength(10); // nothing refused reached the upstream
-
-      // After: Redis returns, the journals replay, each replica warned once each way.
-      redis = await startRedis(port, dir);
-      for (const replica of replicas) {
-        await waitFor(
-          async () => {
-            await ledgerOf(replica).flush();
-            return replica.logs.some((line) => line.includes("spend store reachable again"));
+  it(
+    "refuses concrete paid requests at once with 503, serves auto/thrifty from the keyless rung, journals settles and loses and double-books nothing",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "planfirst-outage-"));
+      dirs.push(dir);
+      const port = await freePort();
+      let redis = await startRedis(port, dir);
+      const fakes = await startFakes({ router: "openai", local: "openai" });
+      let slow = false;
+      // While `slow`, paid answers take 400 ms: requests admitted before the kill settle during it.
+      fakes.router.script(() => (slow ? { delayMs: 400 } : {}));
+      const keyPrefix = `planfirst-outage:${randomUUID()}:`;
+      const config = (): GatewayConfigInput => ({
+        connections: [
+          {
+            id: "openrouter",
+            provider: "openrouter",
+            authType: "apikey",
+            protocol: "openai",
+            baseUrl: fakes.router.url,
+            credential: "env:ROUTER_KEY",
+            models: [PAID],
+            timeoutMs: 5_000,
           },
-          { timeoutMs: 10_000, what: "the spend store to come back" },
-        );
-        const down = replica.logs.filter((line) => line.includes("spend store unreachable"));
-        const up = replica.logs.filter((line) => line.includes("spend store reachable again"));
-        expect(down).toHaveLength(1);
-        expect(up).toHaveLength(1);
-      }
-      // The four settles of the requests in flight at the kill went to the journals.
-      const journaled = replicas
-        .flatMap((r) => r.logs.filter((line) => line.includes("spend store reachable again")))
-        .reduce((sum, line) => sum + (JSON.parse(line) as { journaled: number }).journaled, 0);
-      expect(journaled).toBe(4);
-      const ledger = ledgerOf(replicas[0]!);
-      await waitFor(async () => (await ledger.records()).length >= 10, {
-        timeoutMs: 10_000,
-        what: "every settle to be booked",
+          {
+            id: "local",
+            provider: "ollama",
+            authType: "none",
+            protocol: "openai",
+            baseUrl: fakes.local.url,
+            models: [KEYLESS],
+            timeoutMs: 5_000,
+          },
+        ],
+        subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
       });
-      const records = await ledger.records();
-      // The upstream's hit log and the ledger agree: one record per paid hit, none twice, and
-      // the booked micro-dollars equal the receipts the clients were given.
-      expect(records).toHaveLength(fakes.router.completionHits().length);
-      expect(new Set(records.map((r) => r.reservationId)).size).toBe(records.length);
-      expect(new Set(records.map((r) => r.requestId)).size).toBe(records.length);
-      const booked = records.reduce((sum, r) => sum + r.costMicroUsd, 0);
-      const receipts = costs.reduce((sum, c) => sum + usdToMicro(Number(c)), 0);
-      expect(costs).toHaveLength(10);
-      expect(booked).toBe(receipts);
-      expect(booked).toBeGreaterThan(0);
-      for (const replica of replicas) {
-        const spent = Math.round(ledgerOf(replica).spentUsd("cheap") * 1_000_000);
-        expect(spent).toBe(receipts);
+      const clock = createClock();
+      const replicas: Harness[] = [];
+      try {
+        for (const name of ["a", "b"]) {
+          replicas.push(
+            await startHarness({
+              config: config(),
+              env: { ROUTER_KEY: "sk-or-v1-outage-test-key-0001" },
+              clock,
+              storage: {
+                driver: "redis",
+                url: `redis://127.0.0.1:${port}`,
+                keyPrefix,
+                journalPath: join(dir, `journal-${name}.db`),
+              },
+            }),
+          );
+        }
+        const costs: string[] = [];
+        const paid = async (replica: Harness) => {
+          const started = performance.now();
+          const response = await post(replica.url, "/v1/chat/completions", chatBody(PAID));
+          const body = (await response.json()) as { error?: { code?: string } };
+          if (response.status === 200) costs.push(response.headers.get("x-planfirst-cost-usd")!);
+          return {
+            status: response.status,
+            code: body.error?.code,
+            ms: performance.now() - started,
+          };
+        };
+
+        // Before: paid load on both replicas is served and booked.
+        const before = await Promise.all(replicas.flatMap((r) => [paid(r), paid(r), paid(r)]));
+        expect(before.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+
+        // Requests in flight when Redis dies: admitted, answered upstream during the outage.
+        slow = true;
+        const inFlight = Promise.all(replicas.flatMap((r) => [paid(r), paid(r)]));
+        await waitFor(() => fakes.router.completionHits().length === 10, {
+          what: "in-flight hits",
+        });
+        await killRedis(redis);
+
+        // During: every concrete paid request is refused at once; auto/thrifty is served keyless.
+        slow = false;
+        const during: Array<{ status: number; code?: string; ms: number }> = [];
+        const thrifty: number[] = [];
+        const outageEnds = Date.now() + OUTAGE_MS;
+        while (Date.now() < outageEnds) {
+          for (const replica of replicas) {
+            during.push(await paid(replica));
+            const auto = await post(replica.url, "/v1/chat/completions", chatBody("auto/thrifty"));
+            thrifty.push(auto.status);
+            expect(auto.headers.get("x-planfirst-connection")).toBe("local");
+          }
+          await sleep(250);
+        }
+        expect(during.length).toBeGreaterThanOrEqual(10);
+        // The keyless rung failing once: the paid rung is skipped with its reason recorded.
+        fakes.local.script([{ status: 500, body: { error: { message: "overloaded" } } }]);
+        const climbed = await post(
+          replicas[0]!.url,
+          "/v1/chat/completions",
+          chatBody("auto/thrifty"),
+        );
+        const climbedBody = (await climbed.json()) as {
+          error: { attempts: Array<{ connection: string; outcome: string }> };
+        };
+        expect(climbedBody.error.attempts).toContainEqual(
+          expect.objectContaining({ connection: "openrouter", outcome: "spend_store_unavailable" }),
+        );
+        const settledInOutage = await inFlight;
+        expect(settledInOutage.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+        for (const refused of during) {
+          expect(refused.status).toBe(503);
+          expect(refused.code).toBe("spend_store_unavailable");
+          expect(refused.ms).toBeLessThan(1_000);
+        }
+        expect(thrifty.every((status) => status === 200)).toBe(true);
+        expect(fakes.router.completionHits()).toHaveLength(10); // nothing refused reached the upstream
+
+        // After: Redis returns, the journals replay, each replica warned once each way.
+        redis = await startRedis(port, dir);
+        for (const replica of replicas) {
+          await waitFor(
+            async () => {
+              await ledgerOf(replica).flush();
+              return replica.logs.some((line) => line.includes("spend store reachable again"));
+            },
+            { timeoutMs: 10_000, what: "the spend store to come back" },
+          );
+          const down = replica.logs.filter((line) => line.includes("spend store unreachable"));
+          const up = replica.logs.filter((line) => line.includes("spend store reachable again"));
+          expect(down).toHaveLength(1);
+          expect(up).toHaveLength(1);
+        }
+        // The four settles of the requests in flight at the kill went to the journals.
+        const journaled = replicas
+          .flatMap((r) => r.logs.filter((line) => line.includes("spend store reachable again")))
+          .reduce((sum, line) => sum + (JSON.parse(line) as { journaled: number }).journaled, 0);
+        expect(journaled).toBe(4);
+        const ledger = ledgerOf(replicas[0]!);
+        await waitFor(async () => (await ledger.records()).length >= 10, {
+          timeoutMs: 10_000,
+          what: "every settle to be booked",
+        });
+        const records = await ledger.records();
+        // The upstream's hit log and the ledger agree: one record per paid hit, none twice, and
+        // the booked micro-dollars equal the receipts the clients were given.
+        expect(records).toHaveLength(fakes.router.completionHits().length);
+        expect(new Set(records.map((r) => r.reservationId)).size).toBe(records.length);
+        expect(new Set(records.map((r) => r.requestId)).size).toBe(records.length);
+        const booked = records.reduce((sum, r) => sum + r.costMicroUsd, 0);
+        const receipts = costs.reduce((sum, c) => sum + usdToMicro(Number(c)), 0);
+        expect(costs).toHaveLength(10);
+        expect(booked).toBe(receipts);
+        expect(booked).toBeGreaterThan(0);
+        for (const replica of replicas) {
+          const spent = Math.round(ledgerOf(replica).spentUsd("cheap") * 1_000_000);
+          expect(spent).toBe(receipts);
+        }
+      } finally {
+        for (const replica of replicas) await replica.close();
+        await killRedis(redis);
+        await Promise.all(Object.values(fakes).map((fake) => fake.close()));
       }
-    } finally {
-      for (const replica of replicas) await replica.close();
-      await killRedis(redis);
-      await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-    }
-  }, 60_000);
+    },
+    60_000 + OUTAGE_MS,
+  );
 });
