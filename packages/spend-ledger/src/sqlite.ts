@@ -101,18 +101,20 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
     settle: (request) => (open ? engine.settle(request) : Promise.reject(closedError())),
     release: (request) => (open ? engine.release(request) : Promise.reject(closedError())),
     totals: (rung, windowKey, nowMs) => engine.totals(rung, windowKey, nowMs),
-    records: (query) => {
-      if (!open) return Promise.reject(closedError());
+    records: async (query) => {
+      if (!open) throw closedError();
+      // Settles accepted before this call are listed: wait for their batch (commits run in
+      // another thread now, so "queued" lasts longer than a turn). A failed batch booked
+      // nothing, so its failure does not fail the read.
+      await engine.flush().catch(() => undefined);
       try {
-        return Promise.resolve(engine.records(query));
+        return engine.records(query);
       } catch (cause) {
-        return Promise.reject(
-          new SpendLedgerError({
-            code: "store_failure",
-            message: "SQLite spend store: records failed",
-            cause,
-          }),
-        );
+        throw new SpendLedgerError({
+          code: "store_failure",
+          message: "SQLite spend store: records failed",
+          cause,
+        });
       }
     },
     flush: () => (open ? engine.flush() : Promise.resolve()),

@@ -96,6 +96,17 @@ describe("SQLite group commit", () => {
     await reopened.close();
   });
 
+  it("records() lists a settle the caller did not await", async () => {
+    const path = join(temp.dir, "records.db");
+    const store = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const held = await ledger.reserve(request(1));
+    if (isRefusal(held)) throw new Error("refused");
+    void ledger.settle(held, 0.004, usage);
+    expect((await ledger.records()).map((record) => record.requestId)).toEqual(["group-1"]);
+    await store.close();
+  });
+
   it("a batch that cannot commit fails its operations and takes their effects back out", async () => {
     const path = join(temp.dir, "busy.db");
     const store = createSqliteSpendStore({ path, busyTimeoutMs: 20 });
