@@ -20,6 +20,21 @@ export const storedCredentialSchema = z.object({
 export type StoredCredential = z.infer<typeof storedCredentialSchema>;
 
 /**
+ * A stored credential read back from its JSON text, or null when the text is not JSON or not a
+ * stored credential (an unreadable value is treated as absent, so the seed or a new login wins).
+ */
+export function parseStoredCredential(text: string): StoredCredential | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = storedCredentialSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
  * Where refreshed credentials live, by key (`login:<name>` or `connection:<id>`). The gateway backs
  * it with its store so a restart or a second replica needs no new login. Implementations never
  * log values.

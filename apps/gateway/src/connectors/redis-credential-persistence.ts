@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import {
   type CredentialPersistence,
+  parseStoredCredential,
   type StoredCredential,
   storedCredentialSchema,
 } from "./credential-persistence";
@@ -42,14 +43,7 @@ export function createRedisCredentialPersistence(
     async read(key) {
       const text = await client.hget(hash, key);
       if (text === null) return null;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return null;
-      }
-      const parsed = storedCredentialSchema.safeParse(raw);
-      return parsed.success ? parsed.data : null;
+      return parseStoredCredential(text);
     },
     async write(key, credential: StoredCredential) {
       const valid = storedCredentialSchema.parse(credential);

@@ -2,6 +2,7 @@ import { chmodSync } from "node:fs";
 import Database from "better-sqlite3";
 import {
   type CredentialPersistence,
+  parseStoredCredential,
   type StoredCredential,
   storedCredentialSchema,
 } from "./credential-persistence";
@@ -38,14 +39,7 @@ export function createSqliteCredentialPersistence(path: string): SqliteCredentia
     async read(key) {
       const row = select.get(key);
       if (!row) return null;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(row.value);
-      } catch {
-        return null;
-      }
-      const parsed = storedCredentialSchema.safeParse(raw);
-      return parsed.success ? parsed.data : null;
+      return parseStoredCredential(row.value);
     },
     async write(key, credential: StoredCredential) {
       const valid = storedCredentialSchema.parse(credential);
