@@ -3,12 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  CODEX_FAKE_CLIENT_ID,
-  type FakePlanProviders,
-  startFakePlanProviders,
-} from "@planfirst/fake-upstream";
+import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codexPlanConnection, codexPlanEnv } from "./fixtures";
 import { createClock, type Harness, startHarness } from "./harness";
 
 // The official clients, unmodified, through planfirst to plan connectors' fakes: the Codex CLI
@@ -25,34 +22,17 @@ let home: string;
 beforeAll(async () => {
   const clock = createClock(Date.now());
   plans = await startFakePlanProviders({ now: clock.now });
-  const login = plans.codex.issueLogin();
   harness = await startHarness({
     clock,
     env: {
       CLIENT_KEY,
-      CODEX_REFRESH: login.refreshToken,
-      CODEX_ACCESS: login.accessToken,
-      CODEX_ACCOUNT: plans.codex.accountId,
+      ...codexPlanEnv(plans),
       GH_TOKEN: plans.copilot.githubToken,
     },
     config: {
       server: { apiKeys: ["env:CLIENT_KEY"] },
       connections: [
-        {
-          id: "chatgpt",
-          provider: "codex",
-          authType: "oauth",
-          protocol: "openai-responses",
-          baseUrl: plans.codex.baseUrl,
-          credential: {
-            refreshToken: "env:CODEX_REFRESH",
-            accessToken: "env:CODEX_ACCESS",
-            accountId: "env:CODEX_ACCOUNT",
-            tokenUrl: plans.codex.tokenUrl,
-            clientId: CODEX_FAKE_CLIENT_ID,
-          },
-          models: ["gpt-5-codex"],
-        },
+        codexPlanConnection(plans),
         {
           id: "copilot",
           provider: "github-copilot",

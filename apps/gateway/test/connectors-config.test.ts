@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkConfig } from "../src/app/check-config";
 import { parseConfig } from "../src/config/load-config";
 import { createSqliteCredentialPersistence } from "../src/connectors/sqlite-credential-persistence";
+import { codexPlanConnection } from "./fixtures";
 import { chatBody, createClock, type Harness, post, startHarness } from "./harness";
 
 // How connections reach their connectors at start: a stored login, settings a connector refuses,
@@ -62,19 +63,13 @@ describe("connections and their connectors at start", () => {
       storage: { driver: "sqlite", path },
       config: {
         connections: [
-          {
-            id: "chatgpt",
-            provider: "codex",
-            authType: "oauth",
-            protocol: "openai-responses",
-            baseUrl: plans.codex.baseUrl,
+          codexPlanConnection(plans, {
             credential: {
               login: "codex",
               tokenUrl: plans.codex.tokenUrl,
               clientId: CODEX_FAKE_CLIENT_ID,
             },
-            models: ["gpt-5-codex"],
-          },
+          }),
         ],
       },
     });

@@ -1,5 +1,4 @@
 import {
-  CODEX_FAKE_CLIENT_ID,
   credentialLabel,
   type FakePlanProviders,
   type FakeUpstream,
@@ -8,6 +7,7 @@ import {
 } from "@planfirst/fake-upstream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
+import { codexPlanConnection, codexPlanEnv } from "./fixtures";
 import { chatBody, createClock, type Harness, post, startHarness, type TestClock } from "./harness";
 
 // Each plan connector against its provider's fake on loopback, through a real gateway over a
@@ -190,34 +190,6 @@ describe("GitHub Copilot seat", () => {
   });
 });
 
-function codexConnection() {
-  return {
-    id: "chatgpt",
-    provider: "codex",
-    authType: "oauth",
-    protocol: "openai-responses" as const,
-    baseUrl: plans.codex.baseUrl,
-    credential: {
-      refreshToken: "env:CODEX_REFRESH",
-      accessToken: "env:CODEX_ACCESS",
-      accountId: "env:CODEX_ACCOUNT",
-      tokenUrl: plans.codex.tokenUrl,
-      clientId: CODEX_FAKE_CLIENT_ID,
-    },
-    models: ["gpt-5-codex"],
-    timeoutMs: 5_000,
-  };
-}
-
-function codexEnv() {
-  const login = plans.codex.issueLogin();
-  return {
-    CODEX_REFRESH: login.refreshToken,
-    CODEX_ACCESS: login.accessToken,
-    CODEX_ACCOUNT: plans.codex.accountId,
-  };
-}
-
 function zaiConnection() {
   return {
     id: "zai",
@@ -244,7 +216,11 @@ async function responses(harness: Harness, model: string) {
 
 describe("ChatGPT plan through the Codex backend", () => {
   it("is served on rung 0 over Responses, with the account id and quota from the x-codex headers", async () => {
-    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const harness = await gateway(
+      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
+      codexPlanEnv(plans),
+      ["codex"],
+    );
     const answer = await responses(harness, "gpt-5-codex");
     expect(answer.response.status, answer.text).toBe(200);
     expect(answer.rung).toBe("subscription");
@@ -259,7 +235,11 @@ describe("ChatGPT plan through the Codex backend", () => {
   });
 
   it("a whole (non-stream) request skips the stream-only backend: auto/thrifty climbs, a concrete model names the field", async () => {
-    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const harness = await gateway(
+      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
+      codexPlanEnv(plans),
+      ["codex"],
+    );
     const thrifty = await served(harness, "auto/thrifty");
     expect(thrifty.response.status, thrifty.text).toBe(200);
     expect(thrifty.rung).toBe("cheap");
@@ -271,7 +251,11 @@ describe("ChatGPT plan through the Codex backend", () => {
   });
 
   it("refreshes the access token before it expires, mid-traffic, with no failed request", async () => {
-    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const harness = await gateway(
+      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
+      codexPlanEnv(plans),
+      ["codex"],
+    );
     expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
     const refreshes = plans.codex.refreshes;
     clock.advance(2 * hour); // the seeded token is past its JWT exp
@@ -286,7 +270,11 @@ describe("ChatGPT plan through the Codex backend", () => {
   });
 
   it("usage_limit_reached escalates on auto/thrifty and gives auto/subscription its resets_at", async () => {
-    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const harness = await gateway(
+      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
+      codexPlanEnv(plans),
+      ["codex"],
+    );
     const resetSec = Math.floor(clock.now() / 1000) + 3 * 3600;
     plans.codex.exhaustedUntilSec = resetSec;
     const thrifty = await served(harness, "auto/thrifty", { stream: true });
@@ -301,8 +289,8 @@ describe("ChatGPT plan through the Codex backend", () => {
 
   it("a refresh that fails cools only that connection: the request falls through and the other plan keeps serving", async () => {
     const harness = await gateway(
-      [codexConnection(), zaiConnection()],
-      { ...codexEnv(), ZAI_KEY: plans.zai.apiKey },
+      [codexPlanConnection(plans, { timeoutMs: 5_000 }), zaiConnection()],
+      { ...codexPlanEnv(plans), ZAI_KEY: plans.zai.apiKey },
       ["codex"],
     );
     expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
@@ -319,11 +307,15 @@ describe("ChatGPT plan through the Codex backend", () => {
     expect(completionHits("/backend-api/codex/responses")).toHaveLength(codexHitsBefore);
     const logs = harness.logs.join("");
     expect(logs).toContain("connection chatgpt");
-    expect(logs).not.toContain(codexEnv().CODEX_REFRESH.slice(0, 12));
+    expect(logs).not.toContain(codexPlanEnv(plans).CODEX_REFRESH.slice(0, 12));
   });
 
   it("credits on the account make the plan one that can bill: auto/subscription stops using it", async () => {
-    const harness = await gateway([codexConnection()], codexEnv(), ["codex"]);
+    const harness = await gateway(
+      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
+      codexPlanEnv(plans),
+      ["codex"],
+    );
     plans.codex.hasCredits = true;
     expect((await responses(harness, "gpt-5-codex")).response.status).toBe(200);
     const hits = completionHits("/backend-api/codex/responses").length;

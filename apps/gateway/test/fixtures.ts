@@ -1,4 +1,8 @@
-import type { FakeUpstream } from "@planfirst/fake-upstream";
+import {
+  CODEX_FAKE_CLIENT_ID,
+  type FakePlanProviders,
+  type FakeUpstream,
+} from "@planfirst/fake-upstream";
 import type { GatewayConfigInput } from "../src/config/schema";
 import { CLAUDE_HARD_STOP_ENTRY } from "./harness";
 
@@ -69,5 +73,45 @@ export function claudeUsagePayload(usedPercent: number, resetAtMs: number) {
       utilization: 10,
       resets_at: new Date(resetAtMs + 5 * 86_400_000).toISOString(),
     },
+  };
+}
+
+/** One connection of a gateway config, as written. */
+export type ConnectionInput = NonNullable<GatewayConfigInput["connections"]>[number];
+
+/**
+ * A ChatGPT plan connection (`chatgpt`, model `gpt-5-codex`) on the fake Codex backend, its login
+ * read from the variables {@link codexPlanEnv} sets; `overrides` replace whole fields (a `login:`
+ * credential, a timeout).
+ */
+export function codexPlanConnection(
+  plans: FakePlanProviders,
+  overrides: Partial<ConnectionInput> = {},
+): ConnectionInput {
+  return {
+    id: "chatgpt",
+    provider: "codex",
+    authType: "oauth",
+    protocol: "openai-responses",
+    baseUrl: plans.codex.baseUrl,
+    credential: {
+      refreshToken: "env:CODEX_REFRESH",
+      accessToken: "env:CODEX_ACCESS",
+      accountId: "env:CODEX_ACCOUNT",
+      tokenUrl: plans.codex.tokenUrl,
+      clientId: CODEX_FAKE_CLIENT_ID,
+    },
+    models: ["gpt-5-codex"],
+    ...overrides,
+  };
+}
+
+/** The variables {@link codexPlanConnection} reads, holding a fresh login the fake issues. */
+export function codexPlanEnv(plans: FakePlanProviders) {
+  const login = plans.codex.issueLogin();
+  return {
+    CODEX_REFRESH: login.refreshToken,
+    CODEX_ACCESS: login.accessToken,
+    CODEX_ACCOUNT: plans.codex.accountId,
   };
 }

@@ -1,12 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CODEX_FAKE_CLIENT_ID,
-  type FakePlanProviders,
-  startFakePlanProviders,
-} from "@planfirst/fake-upstream";
+import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { binPath, runCli, tempDir } from "./cli-runner";
+import { codexPlanConnection, codexPlanEnv } from "./fixtures";
 import { createClock, type Harness, post, startHarness, type TestClock } from "./harness";
 
 // A Responses upstream (a ChatGPT plan through the Codex backend fake): Responses clients are
@@ -31,28 +28,10 @@ afterEach(async () => {
 });
 
 async function gateway(): Promise<Harness> {
-  const login = plans.codex.issueLogin();
   const harness = await startHarness({
     clock,
     config: {
-      connections: [
-        {
-          id: "chatgpt",
-          provider: "codex",
-          authType: "oauth",
-          protocol: "openai-responses",
-          baseUrl: plans.codex.baseUrl,
-          credential: {
-            refreshToken: "env:CODEX_REFRESH",
-            accessToken: "env:CODEX_ACCESS",
-            accountId: "env:CODEX_ACCOUNT",
-            tokenUrl: plans.codex.tokenUrl,
-            clientId: CODEX_FAKE_CLIENT_ID,
-          },
-          models: ["gpt-5-codex"],
-          timeoutMs: 5_000,
-        },
-      ],
+      connections: [codexPlanConnection(plans, { timeoutMs: 5_000 })],
       catalog: {
         connections: [
           {
@@ -67,11 +46,7 @@ async function gateway(): Promise<Harness> {
         ],
       },
     },
-    env: {
-      CODEX_REFRESH: login.refreshToken,
-      CODEX_ACCESS: login.accessToken,
-      CODEX_ACCOUNT: plans.codex.accountId,
-    },
+    env: codexPlanEnv(plans),
   });
   running.push(harness);
   return harness;
