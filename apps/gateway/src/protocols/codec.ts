@@ -2,7 +2,10 @@ import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from
 import type { SseEvent } from "./types";
 
 /** The client APIs the hub speaks, one codec each. */
-export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses";
+export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses" | "gemini";
+
+/** The protocols clients speak to planfirst (`gemini` is spoken to upstreams only). */
+export type ClientProtocolName = Exclude<ProtocolName, "gemini">;
 
 /** An encoded body and the source fields dropped on the way (JSON paths, for `x-planfirst-dropped`). */
 export interface Encoded<T> {

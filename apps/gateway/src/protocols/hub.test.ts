@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ProtocolName } from "./codec";
+import type { ClientProtocolName, ProtocolName } from "./codec";
 import { createStreamTranslator, translateRequest } from "./hub";
 import { codecFor, PROTOCOL_NAMES } from "./registry";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "./test-streams";
 
-const FIXTURES: Record<ProtocolName, string[]> = {
+const FIXTURES: Record<ClientProtocolName, string[]> = {
   "openai-chat": ["text-stream.sse", "tool-stream.sse"],
   "anthropic-messages": ["text-stream.sse", "tool-stream.sse", "thinking-tool-stream.sse"],
   "openai-responses": ["text-stream.sse", "tool-stream.sse", "custom-tool-stream.sse"],
@@ -166,7 +166,7 @@ describe("the hub, streams across every pair of protocols", () => {
 });
 
 describe("the hub, requests across every pair of protocols", () => {
-  const samples: Record<ProtocolName, Record<string, unknown>> = {
+  const samples: Record<ClientProtocolName, Record<string, unknown>> = {
     "openai-chat": {
       model: "auto/thrifty",
       messages: [

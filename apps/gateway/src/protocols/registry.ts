@@ -1,5 +1,6 @@
 import { anthropicMessagesCodec } from "./anthropic-messages/codec";
-import type { Codec, ProtocolName } from "./codec";
+import type { ClientProtocolName, Codec, ProtocolName } from "./codec";
+import { geminiCodec } from "./gemini/codec";
 import { openAiChatCodec } from "./openai-chat/codec";
 import { openAiResponsesCodec } from "./openai-responses/codec";
 
@@ -8,10 +9,13 @@ export const CODECS: Readonly<Record<ProtocolName, Codec>> = {
   "openai-chat": openAiChatCodec,
   "anthropic-messages": anthropicMessagesCodec,
   "openai-responses": openAiResponsesCodec,
+  gemini: geminiCodec,
 };
 
-/** The names of the protocols the hub speaks. */
-export const PROTOCOL_NAMES = Object.keys(CODECS) as ProtocolName[];
+/** The names of the protocols the hub speaks both ways (clients and upstreams). */
+export const PROTOCOL_NAMES = (Object.keys(CODECS) as ProtocolName[]).filter(
+  (name): name is ClientProtocolName => name !== "gemini",
+);
 
 /** The codec of `protocol`. */
 export function codecFor(protocol: ProtocolName): Codec {

@@ -1,5 +1,6 @@
 import { messagesRequestSchema } from "./anthropic-messages/anthropic-messages-api";
 import type { ProtocolName } from "./codec";
+import { geminiRequestSchema } from "./gemini/gemini-api";
 import { chatRequestSchema } from "./openai-chat/openai-chat-api";
 import { responsesRequestSchema } from "./openai-responses/openai-responses-api";
 import { parseWire } from "./wire-parse";
@@ -8,12 +9,14 @@ const REQUEST_SCHEMAS = {
   "openai-chat": chatRequestSchema,
   "anthropic-messages": messagesRequestSchema,
   "openai-responses": responsesRequestSchema,
+  gemini: geminiRequestSchema,
 } as const;
 
 const WHAT: Readonly<Record<ProtocolName, string>> = {
   "openai-chat": "not a valid chat completions request",
   "anthropic-messages": "not a valid Messages request",
   "openai-responses": "not a valid Responses request",
+  gemini: "not a valid Gemini Code Assist request",
 };
 
 /**

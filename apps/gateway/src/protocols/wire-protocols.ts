@@ -8,6 +8,7 @@ import type { WireProtocol } from "./types";
 export function hubProtocolOf(configured: string): ProtocolName {
   if (configured === "anthropic") return "anthropic-messages";
   if (configured === "openai-responses") return "openai-responses";
+  if (configured === "gemini") return "gemini";
   return "openai-chat";
 }
 
