@@ -1,6 +1,7 @@
 import type { EncodeResponseOptions, StreamEncoder } from "../codec";
-import { emptyIrUsage, type IrStreamError, type IrStreamPart, type IrUsage } from "../ir";
+import { emptyIrUsage, type IrStreamError, type IrUsage } from "../ir";
 import type { Json } from "../ir/guards";
+import { type EncodedStreamPart, StreamEncoderBase } from "../sse/stream-encoder-base";
 import type { SseEvent } from "../types";
 import { usageToAnthropic } from "./anthropic-messages-api";
 import { anthropicMessageId } from "./encode-response";
@@ -20,26 +21,21 @@ function frame(event: string, payload: Json): SseEvent {
   return { event, data: JSON.stringify(payload) };
 }
 
-class MessagesStreamEncoder implements StreamEncoder {
+class MessagesStreamEncoder extends StreamEncoderBase {
   private id = anthropicMessageId(undefined);
-  private started = false;
-  private closed = false;
   private nextBlock = 0;
   private open: { index: number; kind: "text" | "tool"; callIndex?: number } | null = null;
   private usage: IrUsage | null = null;
 
-  constructor(private readonly options: EncodeResponseOptions) {}
+  constructor(private readonly options: EncodeResponseOptions) {
+    super();
+  }
 
-  push(part: IrStreamPart): SseEvent[] {
-    if (this.closed) return [];
-    if (part.type === "error") return this.fail(part.error);
-    const out: SseEvent[] = [];
-    if (part.type === "start") {
-      if (part.id) this.id = anthropicMessageId(part.id);
-      this.begin(out);
-      return out;
-    }
-    this.begin(out);
+  protected adoptId(id: string): void {
+    this.id = anthropicMessageId(id);
+  }
+
+  protected encode(part: EncodedStreamPart, out: SseEvent[]): void {
     switch (part.type) {
       case "text-delta":
         if (this.open?.kind !== "text") this.openBlock(out, "text", { type: "text", text: "" });
@@ -78,7 +74,6 @@ class MessagesStreamEncoder implements StreamEncoder {
         this.usage = part.usage;
         break;
       case "finish":
-        this.closed = true;
         this.closeBlock(out);
         out.push(
           frame("message_delta", {
@@ -95,18 +90,13 @@ class MessagesStreamEncoder implements StreamEncoder {
       default:
         break;
     }
-    return out;
   }
 
-  fail(error: IrStreamError): SseEvent[] {
-    if (this.closed) return [];
-    this.closed = true;
+  protected errorFrames(error: IrStreamError): SseEvent[] {
     return messagesErrorFrames(error);
   }
 
-  private begin(out: SseEvent[]): void {
-    if (this.started) return;
-    this.started = true;
+  protected writeStart(out: SseEvent[]): void {
     out.push(
       frame("message_start", {
         type: "message_start",

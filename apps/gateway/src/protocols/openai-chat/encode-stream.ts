@@ -1,6 +1,7 @@
 import type { EncodeResponseOptions, StreamEncoder } from "../codec";
-import type { IrStreamError, IrStreamPart, IrUsage } from "../ir";
+import type { IrStreamError, IrUsage } from "../ir";
 import type { Json } from "../ir/guards";
+import { type EncodedStreamPart, StreamEncoderBase } from "../sse/stream-encoder-base";
 import type { SseEvent } from "../types";
 import { chatCompletionId } from "./encode-response";
 import { finishToChat } from "./finish-reason";
@@ -16,30 +17,24 @@ export function encodeChatStream(options: EncodeResponseOptions): StreamEncoder 
   return new ChatStreamEncoder(options);
 }
 
-class ChatStreamEncoder implements StreamEncoder {
+class ChatStreamEncoder extends StreamEncoderBase {
   private id = chatCompletionId(undefined);
   private readonly created: number;
-  private started = false;
-  private closed = false;
   private usage: IrUsage | null = null;
   private readonly kinds = new Map<number, "function" | "custom">();
   private readonly includeUsage: boolean;
 
   constructor(private readonly options: EncodeResponseOptions) {
+    super();
     this.created = Math.floor(options.nowMs / 1000);
     this.includeUsage = options.request ? options.request.includeStreamUsage === true : true;
   }
 
-  push(part: IrStreamPart): SseEvent[] {
-    if (this.closed) return [];
-    const out: SseEvent[] = [];
-    if (part.type === "start") {
-      if (part.id) this.id = chatCompletionId(part.id);
-      this.begin(out);
-      return out;
-    }
-    if (part.type === "error") return this.fail(part.error);
-    this.begin(out);
+  protected adoptId(id: string): void {
+    this.id = chatCompletionId(id);
+  }
+
+  protected encode(part: EncodedStreamPart, out: SseEvent[]): void {
     switch (part.type) {
       case "text-delta":
         out.push(this.chunk({ content: part.text }));
@@ -86,7 +81,6 @@ class ChatStreamEncoder implements StreamEncoder {
         this.usage = part.usage;
         break;
       case "finish":
-        this.closed = true;
         out.push(this.chunk({}, finishToChat(part.reason)));
         if (this.includeUsage && this.usage) {
           out.push({
@@ -98,18 +92,13 @@ class ChatStreamEncoder implements StreamEncoder {
       default:
         break;
     }
-    return out;
   }
 
-  fail(error: IrStreamError): SseEvent[] {
-    if (this.closed) return [];
-    this.closed = true;
+  protected errorFrames(error: IrStreamError): SseEvent[] {
     return chatErrorFrames(error);
   }
 
-  private begin(out: SseEvent[]): void {
-    if (this.started) return;
-    this.started = true;
+  protected writeStart(out: SseEvent[]): void {
     out.push(this.chunk({ role: "assistant", content: "" }));
   }
 

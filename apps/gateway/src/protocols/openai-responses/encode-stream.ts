@@ -1,6 +1,7 @@
 import type { EncodeResponseOptions, StreamEncoder } from "../codec";
-import type { IrStreamError, IrStreamPart, IrUsage } from "../ir";
+import type { IrStreamError, IrUsage } from "../ir";
 import type { Json } from "../ir/guards";
+import { type EncodedStreamPart, StreamEncoderBase } from "../sse/stream-encoder-base";
 import type { SseEvent } from "../types";
 import { itemId, responseEnvelope, responsesId } from "./encode-response";
 import { finishToResponses } from "./finish-reason";
@@ -31,27 +32,22 @@ export function encodeResponsesStream(options: EncodeResponseOptions): StreamEnc
   return new ResponsesStreamEncoder(options);
 }
 
-class ResponsesStreamEncoder implements StreamEncoder {
+class ResponsesStreamEncoder extends StreamEncoderBase {
   private id = responsesId(undefined);
   private sequence = 0;
-  private started = false;
-  private closed = false;
   private open: OpenItem | null = null;
   private readonly done: Json[] = [];
   private usage: IrUsage | null = null;
 
-  constructor(private readonly options: EncodeResponseOptions) {}
+  constructor(private readonly options: EncodeResponseOptions) {
+    super();
+  }
 
-  push(part: IrStreamPart): SseEvent[] {
-    if (this.closed) return [];
-    if (part.type === "error") return this.fail(part.error);
-    const out: SseEvent[] = [];
-    if (part.type === "start") {
-      if (part.id) this.id = responsesId(part.id);
-      this.begin(out);
-      return out;
-    }
-    this.begin(out);
+  protected adoptId(id: string): void {
+    this.id = responsesId(id);
+  }
+
+  protected encode(part: EncodedStreamPart, out: SseEvent[]): void {
     switch (part.type) {
       case "text-delta": {
         if (this.open?.kind !== "message") {
@@ -131,7 +127,6 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
       case "finish": {
         this.closeItem(out);
-        this.closed = true;
         const finish = finishToResponses(part.reason);
         const type = finish.status === "completed" ? "response.completed" : "response.incomplete";
         out.push(
@@ -149,12 +144,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
       default:
         break;
     }
-    return out;
   }
 
-  fail(error: IrStreamError): SseEvent[] {
-    if (this.closed) return [];
-    this.closed = true;
+  protected errorFrames(error: IrStreamError): SseEvent[] {
+    // A failure before any frame still opens the response, so `response.failed` names one.
     const out: SseEvent[] = [];
     this.begin(out);
     out.push(this.event("error", { code: error.code, message: error.message, param: null }));
@@ -178,9 +171,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     };
   }
 
-  private begin(out: SseEvent[]): void {
-    if (this.started) return;
-    this.started = true;
+  protected writeStart(out: SseEvent[]): void {
     const response = responseEnvelope(this.id, this.options, "in_progress");
     out.push(this.event("response.created", { response }));
     out.push(this.event("response.in_progress", { response }));
