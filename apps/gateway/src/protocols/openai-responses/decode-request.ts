@@ -11,6 +11,7 @@ import {
 import { isRecord, type Json } from "../ir/guards";
 import { decodeImageUrl, decodeResponseFormat } from "../openai-chat/decode-request";
 import { parseWire } from "../wire-parse";
+import { decodeCallItem } from "./decode-call-item";
 import { type ResponsesInputItem, responsesRequestSchema } from "./openai-responses-api";
 
 const HANDLED = new Set([
@@ -176,19 +177,9 @@ function decodeItems(items: readonly ResponsesInputItem[]): IrMessage[] {
         return;
       }
       case "function_call":
-      case "custom_tool_call": {
-        const custom = type === "custom_tool_call";
-        const part: IrPart = {
-          type: "tool_call",
-          kind: custom ? "custom" : "function",
-          id: item.call_id ?? "",
-          name: item.name ?? "",
-          arguments: (custom ? item.input : item.arguments) ?? "",
-        };
-        if (typeof item.id === "string") part.itemId = item.id;
-        add("assistant", [part]);
+      case "custom_tool_call":
+        add("assistant", [decodeCallItem(item)]);
         return;
-      }
       case "function_call_output":
       case "custom_tool_call_output":
         add("user", [

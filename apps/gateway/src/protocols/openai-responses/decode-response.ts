@@ -1,6 +1,7 @@
 import { invalidField } from "../degrade-policy";
 import type { IrResponse } from "../ir";
 import { parseWire } from "../wire-parse";
+import { decodeCallItem } from "./decode-call-item";
 import { finishFromResponses } from "./finish-reason";
 import {
   type ResponsesOutputItem,
@@ -18,16 +19,7 @@ export function contentFromOutput(output: readonly ResponsesOutputItem[]): IrRes
         .join("");
       if (text !== "") content.push({ type: "text", text });
     } else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      const custom = item.type === "custom_tool_call";
-      const part: IrResponse["content"][number] = {
-        type: "tool_call",
-        kind: custom ? "custom" : "function",
-        id: item.call_id ?? "",
-        name: item.name ?? "",
-        arguments: (custom ? item.input : item.arguments) ?? "",
-      };
-      if (typeof item.id === "string") part.itemId = item.id;
-      content.push(part);
+      content.push(decodeCallItem(item));
     } else if (item.type === "reasoning") {
       const part: IrResponse["content"][number] = {
         type: "reasoning",
