@@ -13,6 +13,13 @@ export {
   unauthorized,
 } from "./error-replies";
 export {
+  type FakeGeminiCodeAssist,
+  type FakeGeminiCodeAssistOptions,
+  GEMINI_FAKE_CLIENT_ID,
+  type GeminiHit,
+  startFakeGeminiCodeAssist,
+} from "./fake-gemini-code-assist";
+export {
   CODEX_FAKE_CLIENT_ID,
   type FakeCodex,
   type FakeCopilot,

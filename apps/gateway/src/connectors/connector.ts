@@ -19,13 +19,25 @@ export interface ConnectorCall {
 export interface PreparedRequest {
   url: string;
   headers: Record<string, string>;
+  /**
+   * Top-level fields the connector adds to the JSON body (Gemini Code Assist's `project`, known
+   * only once `loadCodeAssist` answered); see {@link mergeBodyFields}.
+   */
+  bodyFields?: Readonly<Record<string, unknown>>;
+}
+
+/** A JSON object body text with `fields` added at the top level (they win over the body's own). */
+export function mergeBodyFields(text: string, fields: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), ...fields });
 }
 
 /** The usage endpoint request of a connection. */
 export interface UsageRequest {
   url: string;
-  method: "GET";
+  method: "GET" | "POST";
   headers: Record<string, string>;
+  /** JSON body of a POST (Gemini Code Assist `retrieveUserQuota` names the project). */
+  body?: string;
 }
 
 /** A provider-specific reading of an error response, when the connector has one. */

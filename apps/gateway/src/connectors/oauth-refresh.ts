@@ -20,6 +20,8 @@ export interface RefreshTokenGrantOptions {
   connectionId: string;
   tokenUrl: string;
   clientId: string;
+  /** Sent as `client_secret` when set (Google's installed-app clients need it). */
+  clientSecret?: string;
   refreshToken: string;
   /** `json` (OpenAI's auth server) or `form` (RFC 6749 `application/x-www-form-urlencoded`). */
   encoding: "json" | "form";
@@ -43,6 +45,7 @@ export async function refreshTokenGrant(
     grant_type: "refresh_token",
     refresh_token: options.refreshToken,
     client_id: options.clientId,
+    ...(options.clientSecret ? { client_secret: options.clientSecret } : {}),
   };
   const body =
     options.encoding === "json" ? JSON.stringify(fields) : new URLSearchParams(fields).toString();

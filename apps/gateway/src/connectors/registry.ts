@@ -4,6 +4,7 @@ import { createCodexConnector } from "./codex/codex-connector";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "./connector-spec";
+import { createGeminiCodeAssistConnector } from "./gemini-code-assist/gemini-code-assist-connector";
 import { createGithubCopilotConnector } from "./github-copilot/github-copilot-connector";
 import { createKimiConnector } from "./kimi/kimi-connector";
 import { createOpenAiCompatibleConnector } from "./openai-compatible/openai-compatible-connector";
@@ -55,6 +56,7 @@ export const BUILT_IN_CONNECTORS: Readonly<Record<string, ConnectorFactory>> = O
   claude: (spec) => createAnthropicConnector(spec),
   codex: createCodexConnector,
   "github-copilot": createGithubCopilotConnector,
+  "gemini-code-assist": createGeminiCodeAssistConnector,
   openrouter: (spec) => createOpenRouterConnector(spec),
   zai: (spec) => createZaiConnector(spec),
   kimi: createKimiConnector,

@@ -1,5 +1,9 @@
 import type { UpstreamFailure } from "@planfirst/quota-cache";
-import type { PreparedRequest, UpstreamConnector } from "../connectors/connector";
+import {
+  mergeBodyFields,
+  type PreparedRequest,
+  type UpstreamConnector,
+} from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
 import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
@@ -146,7 +150,7 @@ export class UpstreamCalls {
     const built: UpstreamRequest = {
       url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
-      body: body.text,
+      body: shape.bodyFields ? mergeBodyFields(body.text, shape.bodyFields) : body.text,
       timeoutMs: connection.config.timeoutMs,
       idleTimeoutMs: connection.config.timeoutMs,
       // A stream's headers come before generation, a whole answer's only after it: only a

@@ -118,7 +118,7 @@ function send(deps: UsagePollerDeps, request: UsageRequest): Promise<UpstreamRes
     url: request.url,
     method: request.method,
     headers: request.headers,
-    body: "",
+    body: request.body ?? "",
     timeoutMs: USAGE_TIMEOUT_MS,
   });
 }

@@ -1,0 +1,204 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeGeminiCodeAssist, startFakeGeminiCodeAssist } from "@planfirst/fake-upstream";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { PreparedRequest, UpstreamConnector, UsageRequest } from "../connector";
+import { mergeBodyFields } from "../connector";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorSpec } from "../connector-spec";
+import type { CredentialPersistence } from "../credential-persistence";
+import { createSqliteCredentialPersistence } from "../sqlite-credential-persistence";
+import { readLoadCodeAssist } from "./code-assist-project";
+import { createGeminiCodeAssistConnector } from "./gemini-code-assist-connector";
+
+let clockMs = Date.UTC(2026, 11, 1, 9, 0, 0);
+let fake: FakeGeminiCodeAssist;
+let dir: string;
+let persistence: CredentialPersistence;
+let n = 0;
+
+beforeAll(async () => {
+  fake = await startFakeGeminiCodeAssist({ now: () => clockMs });
+  dir = await mkdtemp(join(tmpdir(), "planfirst-gemini-"));
+});
+afterAll(async () => {
+  await fake.close();
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  fake.hits.length = 0;
+  fake.failRefreshes = false;
+  fake.exhaustedUntilMs = null;
+  fake.rateLimitedForMs = null;
+  fake.validationRequired = false;
+  // A fresh SQLite file per test: no token carried over from another test.
+  persistence = createSqliteCredentialPersistence(join(dir, `credentials-${n++}.db`));
+});
+
+function spec(extra: Partial<ConnectorSpec> = {}): ConnectorSpec {
+  return {
+    id: "gemini-ca",
+    provider: "gemini-code-assist",
+    authType: "oauth",
+    protocol: "gemini",
+    baseUrl: fake.baseUrl,
+    credential: {
+      refreshToken: fake.refreshToken,
+      tokenUrl: fake.tokenUrl,
+      clientId: fake.clientId,
+    },
+    ...extra,
+  };
+}
+
+function connector(extra: Partial<ConnectorSpec> = {}): UpstreamConnector {
+  return createGeminiCodeAssistConnector(spec(extra), { persistence, now: () => clockMs });
+}
+
+const envelope = JSON.stringify({
+  model: "gemini-2.5-pro",
+  request: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+});
+
+function send(prepared: PreparedRequest) {
+  return fetch(prepared.url, {
+    method: "POST",
+    headers: prepared.headers,
+    body: prepared.bodyFields ? mergeBodyFields(envelope, prepared.bodyFields) : envelope,
+  });
+}
+
+function poll(request: UsageRequest) {
+  return fetch(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+}
+
+describe("gemini code assist connector", () => {
+  it("refreshes, finds the project once, and sends generation with it; then prepares synchronously", async () => {
+    const gemini = connector();
+    const first = gemini.prepare({ model: "gemini-2.5-pro", stream: true });
+    expect(first).toBeInstanceOf(Promise);
+    const prepared = await first;
+    expect(prepared.url).toBe(`${fake.baseUrl}:streamGenerateContent?alt=sse`);
+    expect(prepared.bodyFields).toEqual({ project: fake.project });
+    expect(prepared.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+    expect(prepared.headers["user-agent"]).toBe("planfirst-gateway/0.1");
+    const response = await send(prepared);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"response"');
+
+    const whole = gemini.prepare({ model: "gemini-2.5-pro", stream: false });
+    expect(whole).not.toBeInstanceOf(Promise);
+    expect((whole as PreparedRequest).url).toBe(`${fake.baseUrl}:generateContent`);
+    expect((await send(whole as PreparedRequest)).status).toBe(200);
+    const paths = fake.hits.map((hit) => hit.path);
+    expect(paths.filter((p) => p === "/token")).toHaveLength(1);
+    expect(paths.filter((p) => p === "/v1internal:loadCodeAssist")).toHaveLength(1);
+    const grant = fake.hits.find((hit) => hit.path === "/token")?.body as Record<string, string>;
+    expect(grant).toMatchObject({ grant_type: "refresh_token", client_id: fake.clientId });
+    expect(grant.client_secret).toBeUndefined();
+  });
+
+  it("polls retrieveUserQuota with the project and reads a window per model", async () => {
+    const gemini = connector();
+    fake.remaining = { "gemini-2.5-pro": 0.25, "gemini-2.5-flash": 1 };
+    fake.resetAtMs = clockMs + 3_600_000;
+    const request = await gemini.usageRequest();
+    expect(request?.method).toBe("POST");
+    expect(JSON.parse(request?.body ?? "{}")).toEqual({ project: fake.project });
+    const response = await poll(request!);
+    expect(response.status).toBe(200);
+    const windows = gemini.parseUsage(await response.json(), clockMs);
+    expect(windows).toEqual([
+      expect.objectContaining({
+        windowId: "requests:gemini-2.5-pro",
+        remainingPercent: 25,
+        resetAt: new Date(clockMs + 3_600_000).toISOString(),
+        scope: { model: "gemini-2.5-pro" },
+      }),
+      expect.objectContaining({ windowId: "requests:gemini-2.5-flash", remainingPercent: 100 }),
+    ]);
+    fake.remaining = { "gemini-2.5-pro": 0.8 };
+    fake.resetAtMs = null;
+  });
+
+  it("refreshes before expiry and once after a 401, and keeps the refreshed token in SQLite", async () => {
+    const gemini = connector();
+    const first = await gemini.prepare({ model: "gemini-2.5-pro", stream: false });
+    const refreshes = fake.refreshes;
+    clockMs += 3_599_000 - 30_000; // within the minute before the expiry
+    const second = await gemini.prepare({ model: "gemini-2.5-pro", stream: false });
+    expect(fake.refreshes).toBe(refreshes + 1);
+    expect(second.headers.authorization).not.toBe(first.headers.authorization);
+
+    fake.expireAccessTokens();
+    expect((await send(second)).status).toBe(401);
+    gemini.invalidateCredential(second.headers.authorization?.slice(7));
+    const third = await gemini.prepare({ model: "gemini-2.5-pro", stream: false });
+    expect(fake.refreshes).toBe(refreshes + 2);
+    expect((await send(third)).status).toBe(200);
+    const stored = await persistence.read("connection:gemini-ca");
+    expect(`Bearer ${stored?.accessToken}`).toBe(third.headers.authorization);
+    // Google does not rotate: the same refresh token stays.
+    expect(stored?.refreshToken).toBe(fake.refreshToken);
+  });
+
+  it("a refused refresh names the connection and the OAuth code, never a token", async () => {
+    fake.failRefreshes = true;
+    const error = await Promise.resolve(connector().prepare({ model: "m", stream: false })).catch(
+      (e: unknown) => e,
+    );
+    expect(ConnectorError.isInstance(error)).toBe(true);
+    const message = (error as ConnectorError).message;
+    expect(message).toContain("gemini-ca");
+    expect(message).toContain("invalid_grant");
+    expect(message).not.toContain(fake.refreshToken);
+    expect((error as ConnectorError).code).toBe("credential_refresh_failed");
+  });
+
+  it("refuses a static key: a Google login is a refreshable credential", () => {
+    expect(() => connector({ credential: "ya29.static" })).toThrow(/refreshToken/);
+  });
+
+  it("classifies the real error bodies by quota-signals §6b", async () => {
+    const gemini = connector();
+    const prepared = await gemini.prepare({ model: "gemini-2.5-pro", stream: false });
+    const answer = async () => {
+      const response = await send(prepared);
+      return gemini.classifyFailure(response.status, {}, await response.text(), clockMs);
+    };
+    fake.exhaustedUntilMs = clockMs + 7_200_000;
+    expect(await answer()).toMatchObject({
+      kind: "window_exhausted",
+      code: "QUOTA_EXHAUSTED",
+      resetAt: new Date(clockMs + 7_200_000).toISOString(),
+    });
+    fake.exhaustedUntilMs = null;
+    fake.rateLimitedForMs = 1_500;
+    expect(await answer()).toMatchObject({
+      kind: "rate_limited",
+      code: "RATE_LIMIT_EXCEEDED",
+      retryAt: new Date(clockMs + 1_500).toISOString(),
+    });
+    fake.rateLimitedForMs = null;
+    fake.validationRequired = true;
+    // Needs the account verified by a person: auth, not quota.
+    expect(await answer()).toMatchObject({ kind: "auth_invalid", code: "VALIDATION_REQUIRED" });
+    expect(gemini.billsAfterWindow()).toBeNull();
+  });
+
+  it("reads loadCodeAssist's project as a string or an object, and none when not onboarded", () => {
+    expect(
+      readLoadCodeAssist({ cloudaicompanionProject: "p-1", currentTier: { id: "free-tier" } }),
+    ).toEqual({
+      project: "p-1",
+      tierId: "free-tier",
+    });
+    expect(readLoadCodeAssist('{"cloudaicompanionProject":{"id":"p-2"}}')?.project).toBe("p-2");
+    expect(readLoadCodeAssist({ allowedTiers: [] })).toBeNull();
+  });
+});

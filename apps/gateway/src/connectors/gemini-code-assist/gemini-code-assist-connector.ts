@@ -1,0 +1,175 @@
+import { parseCodeAssistQuota, parseGeminiResponse } from "@planfirst/quota-cache";
+import type { PreparedRequest, UpstreamConnector, UsageRequest } from "../connector";
+import { connectionCredential, refreshableSpec } from "../connector-credential";
+import { ConnectorError } from "../connector-error";
+import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
+import type { CredentialRefresher } from "../credential-source";
+import { refreshTokenGrant } from "../oauth-refresh";
+import { baseRequestHeaders } from "../request-headers";
+import { loadCodeAssist } from "./code-assist-project";
+
+/** The Code Assist API: POST `{base}:generateContent`, `:streamGenerateContent?alt=sse`, … */
+export const CODE_ASSIST_DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com/v1internal";
+
+/** Google's OAuth token endpoint (refresh_token grant, form body). */
+export const GOOGLE_DEFAULT_TOKEN_URL = "https://oauth2.googleapis.com/token";
+
+/**
+ * The public OAuth client id the Gemini CLI's "Login with Google" tokens are issued to
+ * (google-gemini/gemini-cli `code_assist/oauth2.ts`); a refresh must name the client its refresh
+ * token belongs to. Override with `clientId`. Its installed-app secret is read from the stored
+ * login's `clientSecret` field and never kept in this repository.
+ */
+export const GEMINI_CLI_CLIENT_ID =
+  "681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com";
+
+/**
+ * A Google refresh_token grant: form body with `client_id` and, when the login stores one,
+ * `client_secret`. Google keeps the refresh token (its answer carries none), so the old one stays.
+ */
+function googleRefresher(
+  spec: ConnectorSpec,
+  deps: ConnectorDeps,
+  tokenUrl: string,
+  clientId: string,
+): CredentialRefresher {
+  return async (current) => {
+    if (!current.refreshToken) {
+      throw new ConnectorError({
+        code: "credential_refresh_failed",
+        message: `connection ${spec.id}: the Google login has no refresh token; run planfirst login import gemini`,
+        connectionId: spec.id,
+      });
+    }
+    const clientSecret = current.fields.clientSecret;
+    const answer = await refreshTokenGrant({
+      connectionId: spec.id,
+      tokenUrl,
+      clientId: current.fields.clientId ?? clientId,
+      ...(clientSecret ? { clientSecret } : {}),
+      refreshToken: current.refreshToken,
+      encoding: "form",
+    });
+    return {
+      ...current,
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token ?? current.refreshToken,
+      expiresAtMs: answer.expires_in ? deps.now() + answer.expires_in * 1000 : null,
+      updatedAtMs: deps.now(),
+    };
+  };
+}
+
+/**
+ * A Gemini Code Assist login ("Login with Google", the Gemini CLI's free tier, Google AI Pro or
+ * Ultra, Code Assist Standard or Enterprise). The Google access token is refreshed before expiry
+ * and once on a 401; the Code Assist project comes from `:loadCodeAssist` once per connection
+ * (or the stored login's `project` field) and rides in every body as `project`. Generation at
+ * `{baseUrl}:generateContent` or `:streamGenerateContent?alt=sse` (the `gemini` codec); quota
+ * per model from `:retrieveUserQuota`; 429 `RESOURCE_EXHAUSTED`, 403 `VALIDATION_REQUIRED` and
+ * the rest read by quota-cache's Gemini parser (quota-signals.md §6b).
+ */
+export function createGeminiCodeAssistConnector(
+  spec: ConnectorSpec,
+  deps: ConnectorDeps,
+): UpstreamConnector {
+  const refreshable = refreshableSpec(spec);
+  if (!refreshable) {
+    throw new ConnectorError({
+      code: "invalid_connector_config",
+      message: `connection ${spec.id}: Gemini Code Assist needs credential { refreshToken: env:NAME } or { login: NAME }`,
+      connectionId: spec.id,
+    });
+  }
+  const tokenUrl = refreshable.tokenUrl ?? GOOGLE_DEFAULT_TOKEN_URL;
+  const clientId = refreshable.clientId ?? GEMINI_CLI_CLIENT_ID;
+  const credential = connectionCredential(spec, deps, {
+    refresher: googleRefresher(spec, deps, tokenUrl, clientId),
+  });
+  const baseUrl = (spec.baseUrl ?? CODE_ASSIST_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const usageUrl = spec.usageUrl ?? `${baseUrl}:retrieveUserQuota`;
+  let project: string | null = null;
+  let discovering: Promise<string> | null = null;
+
+  const projectOf = async (token: string): Promise<string> => {
+    const stored = credential.field("project");
+    if (stored) return stored;
+    if (project) return project;
+    const ask = (bearer: string) =>
+      loadCodeAssist({
+        connectionId: spec.id,
+        baseUrl,
+        token: bearer,
+        headers: baseRequestHeaders({ model: "", stream: false }, spec.headers),
+      });
+    discovering ??= (async () => {
+      let found: Awaited<ReturnType<typeof loadCodeAssist>>;
+      try {
+        found = await ask(token);
+      } catch (error) {
+        // A token refused here is refreshed once, as on any other call.
+        if (!ConnectorError.isInstance(error) || error.upstreamStatus !== 401) throw error;
+        credential.invalidate(token);
+        found = await ask(await credential.get());
+      }
+      project = found.project;
+      return found.project;
+    })().finally(() => {
+      discovering = null;
+    });
+    return discovering;
+  };
+
+  const knownProject = (): string | null => credential.field("project") ?? project;
+
+  return {
+    provider: "gemini-code-assist",
+    protocol: "gemini",
+    prepare(call) {
+      const build = (token: string, projectId: string): PreparedRequest => {
+        const headers = baseRequestHeaders(call, spec.headers);
+        headers.authorization = `Bearer ${token}`;
+        const url = call.stream
+          ? `${baseUrl}:streamGenerateContent?alt=sse`
+          : `${baseUrl}:generateContent`;
+        return { url, headers, bodyFields: { project: projectId } };
+      };
+      const token = credential.peek();
+      const known = knownProject();
+      if (token !== null && known !== null) return build(token, known);
+      return (async () => {
+        const fresh = await credential.get();
+        return build(fresh, await projectOf(fresh));
+      })();
+    },
+    usageRequest() {
+      const build = (token: string, projectId: string): UsageRequest => ({
+        url: usageUrl,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ project: projectId }),
+      });
+      const token = credential.peek();
+      const known = knownProject();
+      if (token !== null && known !== null) return build(token, known);
+      return (async () => {
+        const fresh = await credential.get();
+        return build(fresh, await projectOf(fresh));
+      })();
+    },
+    parseUsage: (payload, observedAtMs) => parseCodeAssistQuota(payload, observedAtMs),
+    classifyFailure(status, headers, body, observedAtMs) {
+      return parseGeminiResponse({ status, headers, body, observedAtMs }).failure ?? null;
+    },
+    observeHeaders() {
+      // Google sends no quota or billing headers; quota comes from bodies and retrieveUserQuota.
+    },
+    invalidateCredential: (token) => credential.invalidate(token),
+    // Nothing in Code Assist's answers says whether use past the quota is billed: unknown.
+    billsAfterWindow: () => null,
+  };
+}
