@@ -1,4 +1,3 @@
-export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
 export type { AppContext, GatewayEnv } from "./app/app-context";
 export {
   ANONYMOUS_CLIENT,
@@ -7,6 +6,7 @@ export {
   createClientKeyVerifier,
 } from "./app/auth/client-keys";
 export { type ConfigFinding, checkConfig } from "./app/check-config";
+export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
 export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
 export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
 export {
@@ -42,19 +42,7 @@ export type {
   GatewayLedger,
   GatewayQuotaCache,
 } from "./deps";
-export {
-  type ExplainSource,
-  explainModel,
-  explainSourceOf,
-  type GatewayExclusion,
-  type ModelExplanation,
-} from "./routing/explain-model";
 export { RECEIPT_HEADERS, type Receipt } from "./dispatch/receipt";
-export {
-  type CandidateGroup,
-  createRoutingTable,
-  type RoutingTable,
-} from "./routing/routing-table";
 export {
   type AttemptRecord,
   ConfigError,
@@ -64,6 +52,18 @@ export {
 export { type CreateGatewayOptions, createGateway, type Gateway } from "./gateway";
 export { createLogger, REDACTED_LOG_PATHS } from "./observability/logger";
 export { createMetrics, type GatewayMetrics } from "./observability/metrics";
+export {
+  type ExplainSource,
+  explainModel,
+  explainSourceOf,
+  type GatewayExclusion,
+  type ModelExplanation,
+} from "./routing/explain-model";
+export {
+  type CandidateGroup,
+  createRoutingTable,
+  type RoutingTable,
+} from "./routing/routing-table";
 export {
   connectionLines,
   DEFAULT_CONFIG_FILE,
