@@ -9,6 +9,11 @@ export interface FakeGeminiCodeAssistOptions {
   now?: () => number;
   /** Life of issued access tokens, seconds (Google's is 3599); default 3599. */
   accessTokenTtlSec?: number;
+  /**
+   * The installed app's client secret the token endpoint requires (`invalid_client` without
+   * it, as Google answers); default none required.
+   */
+  clientSecret?: string;
 }
 
 /** One request the fake received; credentials only as labels. */
@@ -186,7 +191,10 @@ export async function startFakeGeminiCodeAssist(
   });
 
   function token(response: ServerResponse, form: Record<string, unknown>) {
-    if (form.client_id !== GEMINI_FAKE_CLIENT_ID)
+    if (
+      form.client_id !== GEMINI_FAKE_CLIENT_ID ||
+      (options.clientSecret !== undefined && form.client_secret !== options.clientSecret)
+    )
       return json(response, 401, {
         error: "invalid_client",
         error_description: "The OAuth client was not found.",

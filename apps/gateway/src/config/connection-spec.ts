@@ -14,6 +14,8 @@ export const refreshableCredentialSpecSchema = z.object({
   githubToken: z.string().min(1).optional(),
   tokenUrl: z.url().optional(),
   clientId: z.string().min(1).optional(),
+  /** OAuth client secret sent with the refresh grant (Google installed apps). */
+  clientSecret: z.string().min(1).optional(),
 });
 
 /** A resolved refreshable credential; see {@link refreshableCredentialSpecSchema}. */

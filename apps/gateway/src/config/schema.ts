@@ -99,6 +99,11 @@ export const refreshableCredentialSchema = z
     tokenUrl: z.url().optional(),
     /** OAuth client id the refresh token was issued to; each connector has a default. */
     clientId: z.string().min(1).optional(),
+    /**
+     * `env:NAME` of the OAuth client secret the refresh grant must carry, for a provider whose
+     * installed-app clients have one (Google: Gemini Code Assist). Never logged.
+     */
+    clientSecret: envRefSchema.optional(),
   })
   .refine(
     (credential) =>

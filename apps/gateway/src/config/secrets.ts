@@ -111,7 +111,13 @@ export function resolveCredential(
   if (credential.login) out.login = credential.login;
   if (credential.tokenUrl) out.tokenUrl = credential.tokenUrl;
   if (credential.clientId) out.clientId = credential.clientId;
-  for (const field of ["refreshToken", "accessToken", "accountId", "githubToken"] as const) {
+  for (const field of [
+    "refreshToken",
+    "accessToken",
+    "accountId",
+    "githubToken",
+    "clientSecret",
+  ] as const) {
     const ref = credential[field];
     if (ref === undefined) continue;
     const name = envName(ref);

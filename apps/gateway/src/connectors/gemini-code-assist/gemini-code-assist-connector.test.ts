@@ -160,6 +160,37 @@ describe("gemini code assist connector", () => {
     expect((error as ConnectorError).code).toBe("credential_refresh_failed");
   });
 
+  it("sends the configured client secret with the refresh grant, and fails clearly without it", async () => {
+    const strict = await startFakeGeminiCodeAssist({
+      now: () => clockMs,
+      clientSecret: "installed-app-secret",
+    });
+    try {
+      const credential = {
+        refreshToken: strict.refreshToken,
+        tokenUrl: strict.tokenUrl,
+        clientId: strict.clientId,
+      };
+      const withSecret = connector({
+        baseUrl: strict.baseUrl,
+        credential: { ...credential, clientSecret: "installed-app-secret" },
+      });
+      const prepared = await withSecret.prepare({ model: "gemini-2.5-pro", stream: false });
+      expect((await send(prepared)).status).toBe(200);
+
+      persistence = createSqliteCredentialPersistence(join(dir, `credentials-${n++}.db`));
+      const without = connector({ baseUrl: strict.baseUrl, credential });
+      const refused = await Promise.resolve()
+        .then(() => without.prepare({ model: "gemini-2.5-pro", stream: false }))
+        .catch((error: unknown) => error);
+      expect(ConnectorError.isInstance(refused)).toBe(true);
+      expect(String((refused as Error).message)).toContain("invalid_client");
+      expect(String((refused as Error).message)).not.toContain("installed-app-secret");
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("refuses a static key: a Google login is a refreshable credential", () => {
     expect(() => connector({ credential: "ya29.static" })).toThrow(/refreshToken/);
   });

@@ -24,14 +24,16 @@ export const GEMINI_CLI_CLIENT_ID =
   "681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com";
 
 /**
- * A Google refresh_token grant: form body with `client_id` and, when the login stores one,
- * `client_secret`. Google keeps the refresh token (its answer carries none), so the old one stays.
+ * A Google refresh_token grant: form body with `client_id` and, when the stored login or the
+ * config (`credential.clientSecret`) has one, `client_secret` (the stored login's wins). Google
+ * keeps the refresh token (its answer carries none), so the old one stays.
  */
 function googleRefresher(
   spec: ConnectorSpec,
   deps: ConnectorDeps,
   tokenUrl: string,
   clientId: string,
+  configuredSecret: string | undefined,
 ): CredentialRefresher {
   return async (current) => {
     if (!current.refreshToken) {
@@ -41,7 +43,7 @@ function googleRefresher(
         connectionId: spec.id,
       });
     }
-    const clientSecret = current.fields.clientSecret;
+    const clientSecret = current.fields.clientSecret ?? configuredSecret;
     const answer = await refreshTokenGrant({
       connectionId: spec.id,
       tokenUrl,
@@ -84,7 +86,7 @@ export function createGeminiCodeAssistConnector(
   const tokenUrl = refreshable.tokenUrl ?? GOOGLE_DEFAULT_TOKEN_URL;
   const clientId = refreshable.clientId ?? GEMINI_CLI_CLIENT_ID;
   const credential = connectionCredential(spec, deps, {
-    refresher: googleRefresher(spec, deps, tokenUrl, clientId),
+    refresher: googleRefresher(spec, deps, tokenUrl, clientId, refreshable.clientSecret),
   });
   const baseUrl = (spec.baseUrl ?? CODE_ASSIST_DEFAULT_BASE_URL).replace(/\/+$/, "");
   const usageUrl = spec.usageUrl ?? `${baseUrl}:retrieveUserQuota`;
