@@ -25,7 +25,7 @@ export interface ConnectionPreset {
 
 /**
  * Connections `planfirst init` offers, in the order it lists them: one per connector the gateway
- * ships. Plans without a connector yet (gemini-code-assist, antigravity, cursor) are not offered.
+ * ships. Plans without a connector yet (antigravity, cursor) are not offered.
  */
 export const CONNECTION_PRESETS: readonly ConnectionPreset[] = [
   {
@@ -56,6 +56,15 @@ export const CONNECTION_PRESETS: readonly ConnectionPreset[] = [
     credentialLogin: "copilot",
     models: ["gpt-4.1", "claude-sonnet-4.5"],
     note: "GitHub Copilot seat (run `planfirst login import copilot` after signing in to Copilot)",
+  },
+  {
+    provider: "gemini-code-assist",
+    id: "gemini-code-assist",
+    authType: "oauth",
+    protocol: "gemini",
+    credentialLogin: "gemini",
+    models: ["gemini-2.5-pro", "gemini-2.5-flash"],
+    note: "Gemini Code Assist login (run `planfirst login import gemini` after `gemini` Login with Google; set credential.clientSecret: env:NAME to the installed app's client secret)",
   },
   {
     provider: "zai",
