@@ -1,6 +1,5 @@
 import Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
-import type { MicroUsd } from "./money";
 import type { SpendRecord, SpendRecordQuery } from "./spend-record";
 import type {
   StoreReleaseRequest,
@@ -15,6 +14,16 @@ import type { BatchWrite } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { type RecordRow, sqliteSchema, toRecord } from "./sqlite-schema";
+import {
+  createWindowBook,
+  expireReservations,
+  fitsBudget,
+  holdReservation,
+  type LiveReservation,
+  takeReservation,
+  totalsOf,
+  type WindowState,
+} from "./window-book";
 
 /** How an engine opens its file. */
 export interface SqliteEngineOptions {
@@ -27,19 +36,6 @@ export interface SqliteEngineOptions {
    * `:memory:` database is always committed on this thread.
    */
   commitThread: "worker" | "main";
-}
-
-interface LiveReservation {
-  amountMicroUsd: MicroUsd;
-  expiresAtMs: number;
-}
-
-interface WindowState {
-  spentMicroUsd: MicroUsd;
-  reservedMicroUsd: MicroUsd;
-  live: Map<string, LiveReservation>;
-  /** Earliest `expiresAtMs` among `live`, so expiry scans only when something can expire. */
-  nextExpiryMs: number;
 }
 
 /** Batches and writes committed since the file was opened in this process. */
@@ -138,21 +134,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
      ORDER BY time_ms, rowid`,
   );
 
-  const windows = new Map<string, WindowState>();
-  const windowState = (rung: string, windowKey: string): WindowState => {
-    const key = `${rung}\u0000${windowKey}`;
-    let state = windows.get(key);
-    if (!state) {
-      state = {
-        spentMicroUsd: 0,
-        reservedMicroUsd: 0,
-        live: new Map(),
-        nextExpiryMs: Number.POSITIVE_INFINITY,
-      };
-      windows.set(key, state);
-    }
-    return state;
-  };
+  const book = createWindowBook();
+  const windowState = book.state;
 
   // Load what is durable: every window's spend and every reservation still marked live (one
   // that has expired meanwhile is dropped by the first read, as at run time).
@@ -170,32 +153,16 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     )
     .all()) {
     const state = windowState(row.rung, row.window_key);
-    state.live.set(row.id, { amountMicroUsd: row.amount, expiresAtMs: row.expires });
-    state.reservedMicroUsd += row.amount;
-    state.nextExpiryMs = Math.min(state.nextExpiryMs, row.expires);
+    holdReservation(state, row.id, { amountMicroUsd: row.amount, expiresAtMs: row.expires });
   }
 
   /** Latest expiry instant seen in memory whose durable rows are not yet marked expired. */
   let expiredUpToMs: number | null = null;
-  const expire = (state: WindowState, nowMs: number): void => {
-    if (state.nextExpiryMs > nowMs) return;
-    let next = Number.POSITIVE_INFINITY;
-    for (const [id, reservation] of state.live) {
-      if (reservation.expiresAtMs <= nowMs) {
-        state.live.delete(id);
-        state.reservedMicroUsd -= reservation.amountMicroUsd;
-        expiredUpToMs = Math.max(expiredUpToMs ?? 0, reservation.expiresAtMs);
-      } else if (reservation.expiresAtMs < next) {
-        next = reservation.expiresAtMs;
-      }
-    }
-    state.nextExpiryMs = next;
+  const markExpired = (reservation: LiveReservation): void => {
+    expiredUpToMs = Math.max(expiredUpToMs ?? 0, reservation.expiresAtMs);
   };
-
-  const totalsOf = (state: WindowState): WindowTotals => ({
-    spentMicroUsd: state.spentMicroUsd,
-    reservedMicroUsd: state.reservedMicroUsd,
-  });
+  const expire = (state: WindowState, nowMs: number): void =>
+    expireReservations(state, nowMs, markExpired);
 
   /** Ids settled or released in memory whose batch has not committed yet. */
   const pendingFinished = new Set<string>();
@@ -318,16 +285,11 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     const held = state.live.get(id);
     if (held) return enqueue({ admitted: true, ...totalsOf(state) });
     if (isKnown(id)) return enqueue({ admitted: false, ...totalsOf(state) });
-    if (
-      request.budgetMicroUsd !== null &&
-      state.spentMicroUsd + state.reservedMicroUsd + amount > request.budgetMicroUsd
-    ) {
+    if (!fitsBudget(state, amount, request.budgetMicroUsd)) {
       // A refusal writes nothing and depends only on durable or queued state.
       return Promise.resolve({ admitted: false, ...totalsOf(state) });
     }
-    state.live.set(id, { amountMicroUsd: amount, expiresAtMs: request.expiresAtMs });
-    state.reservedMicroUsd += amount;
-    state.nextExpiryMs = Math.min(state.nextExpiryMs, request.expiresAtMs);
+    holdReservation(state, id, { amountMicroUsd: amount, expiresAtMs: request.expiresAtMs });
     pendingReserved.add(id);
     return enqueue(
       { admitted: true, ...totalsOf(state) },
@@ -342,7 +304,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
           expiresAtMs: request.expiresAtMs,
         },
         undo: () => {
-          if (state.live.delete(id)) state.reservedMicroUsd -= amount;
+          takeReservation(state, id);
         },
       },
     );
@@ -350,15 +312,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
 
   /** Takes a live reservation out of memory; returns an undo that puts it back. */
   const takeLive = (state: WindowState, id: string): (() => void) | null => {
-    const held = state.live.get(id);
-    if (!held) return null;
-    state.live.delete(id);
-    state.reservedMicroUsd -= held.amountMicroUsd;
-    return () => {
-      state.live.set(id, held);
-      state.reservedMicroUsd += held.amountMicroUsd;
-      state.nextExpiryMs = Math.min(state.nextExpiryMs, held.expiresAtMs);
-    };
+    const held = takeReservation(state, id);
+    return held ? () => holdReservation(state, id, held) : null;
   };
 
   const settle = (request: StoreSettleRequest): Promise<StoreSettleResult> => {
@@ -422,7 +377,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     settle,
     release,
     totals(rung, windowKey, nowMs) {
-      const state = windows.get(`${rung}\u0000${windowKey}`);
+      const state = book.peek(rung, windowKey);
       if (!state) return { spentMicroUsd: 0, reservedMicroUsd: 0 };
       expire(state, nowMs);
       return totalsOf(state);

@@ -1,0 +1,109 @@
+import type { MicroUsd } from "./money";
+import type { WindowTotals } from "./spend-store";
+
+/** A reservation held against a window's budget until it is settled, released or expires. */
+export interface LiveReservation {
+  amountMicroUsd: MicroUsd;
+  expiresAtMs: number;
+}
+
+/** What a store holds in memory for one (rung, budget window): the books admission reads. */
+export interface WindowState {
+  spentMicroUsd: MicroUsd;
+  reservedMicroUsd: MicroUsd;
+  live: Map<string, LiveReservation>;
+  /** Earliest `expiresAtMs` among `live`, so expiry scans only when something can expire. */
+  nextExpiryMs: number;
+}
+
+/**
+ * The in-memory books of every (rung, budget window) a store has seen, and the one admission
+ * rule every store applies to them (B6: admitted only while spent + reserved + amount ≤ budget).
+ * The memory store keeps only this; the SQLite store keeps it in front of its durable batches.
+ */
+export interface WindowBook {
+  /** The window's state, created empty on first use. */
+  state(rung: string, windowKey: string): WindowState;
+  /** The window's state, or undefined when the book has never seen it. */
+  peek(rung: string, windowKey: string): WindowState | undefined;
+}
+
+/** Creates an empty {@link WindowBook}. */
+export function createWindowBook(): WindowBook {
+  const windows = new Map<string, WindowState>();
+  return {
+    state(rung, windowKey) {
+      const key = `${rung}\u0000${windowKey}`;
+      let state = windows.get(key);
+      if (!state) {
+        state = {
+          spentMicroUsd: 0,
+          reservedMicroUsd: 0,
+          live: new Map(),
+          nextExpiryMs: Number.POSITIVE_INFINITY,
+        };
+        windows.set(key, state);
+      }
+      return state;
+    },
+    peek(rung, windowKey) {
+      return windows.get(`${rung}\u0000${windowKey}`);
+    },
+  };
+}
+
+/**
+ * Drops every reservation of `state` that has expired by `nowMs`, calling `onExpired` for each
+ * (the SQLite store marks them on disk later). Scans only when something can have expired.
+ */
+export function expireReservations(
+  state: WindowState,
+  nowMs: number,
+  onExpired?: (reservation: LiveReservation) => void,
+): void {
+  if (state.nextExpiryMs > nowMs) return;
+  let next = Number.POSITIVE_INFINITY;
+  for (const [id, reservation] of state.live) {
+    if (reservation.expiresAtMs <= nowMs) {
+      state.live.delete(id);
+      state.reservedMicroUsd -= reservation.amountMicroUsd;
+      onExpired?.(reservation);
+    } else if (reservation.expiresAtMs < next) {
+      next = reservation.expiresAtMs;
+    }
+  }
+  state.nextExpiryMs = next;
+}
+
+/** B6: true when `amountMicroUsd` more fits under `budgetMicroUsd` (null = no budget, B1). */
+export function fitsBudget(
+  state: WindowState,
+  amountMicroUsd: MicroUsd,
+  budgetMicroUsd: MicroUsd | null,
+): boolean {
+  return (
+    budgetMicroUsd === null ||
+    state.spentMicroUsd + state.reservedMicroUsd + amountMicroUsd <= budgetMicroUsd
+  );
+}
+
+/** Holds a reservation against the window. */
+export function holdReservation(state: WindowState, id: string, held: LiveReservation): void {
+  state.live.set(id, held);
+  state.reservedMicroUsd += held.amountMicroUsd;
+  state.nextExpiryMs = Math.min(state.nextExpiryMs, held.expiresAtMs);
+}
+
+/** Takes a live reservation off the window; returns it, or undefined when it was not live. */
+export function takeReservation(state: WindowState, id: string): LiveReservation | undefined {
+  const held = state.live.get(id);
+  if (!held) return undefined;
+  state.live.delete(id);
+  state.reservedMicroUsd -= held.amountMicroUsd;
+  return held;
+}
+
+/** The window's spent and reserved amounts. */
+export function totalsOf(state: WindowState): WindowTotals {
+  return { spentMicroUsd: state.spentMicroUsd, reservedMicroUsd: state.reservedMicroUsd };
+}
