@@ -1,3 +1,5 @@
+import type { ConnectionConfig } from "@planfirst/gateway";
+
 /** A connection `planfirst init` can write: the facts of one provider's endpoint. */
 export interface ConnectionPreset {
   /** Canonical provider id. */
@@ -6,8 +8,8 @@ export interface ConnectionPreset {
   id: string;
   /** `oauth`, `apikey` or `none` (keyless). */
   authType: string;
-  /** The wire spoken upstream; the Codex backend speaks the Responses API. */
-  protocol: "anthropic" | "openai" | "openai-responses";
+  /** The wire spoken upstream (the Codex backend speaks the Responses API, Code Assist gemini). */
+  protocol: ConnectionConfig["protocol"];
   /** Inference base URL; absent where the connector finds it itself (Copilot's `endpoints.api`). */
   baseUrl?: string;
   /** Environment variable holding the credential; absent for keyless servers and logins. */
