@@ -17,12 +17,13 @@ import { benchUpstreamClients } from "./upstream-clients";
 // gateway's heap after GC at warm-up, +50,000 and +100,000 paid requests.
 // Every server runs in its own process; autocannon runs here.
 // BENCH_DURATION_S: seconds per measured case (default 8). BENCH_CPU_PROF=DIR: write a V8 CPU
-// profile of the paid SQLite gateway into DIR. BENCH_MEMORY=0 skips the memory run.
+// profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // Last, the gateway's node:http upstream client against undici 7 (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
 const ONLY = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
@@ -113,7 +114,7 @@ for (const variant of GATEWAY_VARIANTS) {
   gateways[variant] = await startGateway(
     variant,
     upstream.url,
-    variant === "paid-sqlite" ? profiled : [],
+    variant === CPU_PROFILE_VARIANT ? profiled : [],
   );
 }
 
@@ -232,4 +233,5 @@ const loadAfter = loadavg();
 console.log(
   `\nload average (1 min) before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`,
 );
-if (CPU_PROFILE_DIR) console.log(`paid SQLite gateway CPU profile written to ${CPU_PROFILE_DIR}`);
+if (CPU_PROFILE_DIR)
+  console.log(`${CPU_PROFILE_VARIANT} gateway CPU profile written to ${CPU_PROFILE_DIR}`);
