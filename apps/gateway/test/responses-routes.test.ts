@@ -31,7 +31,7 @@ function claudeCodeBody(model: string) {
     max_tokens: 32000,
     stream: true,
     system: [
-      { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude." },
+      { type: "text", text: "You are a coding assistant in a terminal client." },
       { type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } },
     ],
     messages: [
@@ -134,7 +134,7 @@ describe("Claude Code on auto/thrifty breaks at the moment the plan runs out", (
     expect(sent.reasoning_effort).toBe("medium");
     // The mid-conversation system turn stays where the client put it, as a system message.
     expect(sent.messages.filter((m) => m.role === "system").length).toBeGreaterThanOrEqual(2);
-    expect(JSON.stringify(sent.messages)).toContain("You are Claude Code");
+    expect(JSON.stringify(sent.messages)).toContain("You are a coding assistant in a terminal client");
   });
 
   it("skips a target whose protocol cannot carry a field, and is a 400 naming it only when no target can", async () => {

@@ -16,12 +16,12 @@ function claudeCodeRequest(thinking: Record<string, unknown>): Record<string, un
     system: [
       {
         type: "text",
-        text: "You are Claude Code, Anthropic's official CLI for Claude.",
+        text: "You are a coding assistant in a terminal client.",
         cache_control: { type: "ephemeral" },
       },
       {
         type: "text",
-        text: "You are an interactive CLI tool that helps users with software engineering tasks.",
+        text: "Help the user with the repository in the working directory.",
         cache_control: { type: "ephemeral" },
       },
     ],
@@ -124,7 +124,7 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
       {
         role: "system",
         content:
-          "You are Claude Code, Anthropic's official CLI for Claude.\n\nYou are an interactive CLI tool that helps users with software engineering tasks.",
+          "You are a coding assistant in a terminal client.\n\nHelp the user with the repository in the working directory.",
       },
       {
         role: "user",
@@ -168,7 +168,7 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
       { model: "gpt-5-codex", stream: true },
     );
     expect(body.reasoning).toEqual({ effort: "high" });
-    expect(body.instructions).toContain("You are Claude Code");
+    expect(body.instructions).toContain("You are a coding assistant in a terminal client");
     expect(body.store).toBe(false);
     expect(body.input).toEqual([
       {

@@ -22,7 +22,7 @@ function codexRequest(extra: Record<string, unknown> = {}): Record<string, unkno
   return {
     model: "gpt-5-codex",
     instructions:
-      "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI.",
+      "You are a coding agent in a terminal client; follow the repository's conventions.",
     input: [
       {
         type: "message",
@@ -134,7 +134,7 @@ describe("openai-responses codec, Codex's requests", () => {
       { model: "claude-sonnet-4-5", stream: true },
     );
     expect(body.system).toBe(
-      "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI.\n\n<permissions instructions>workspace-write</permissions instructions>",
+      "You are a coding agent in a terminal client; follow the repository's conventions.\n\n<permissions instructions>workspace-write</permissions instructions>",
     );
     expect(body.messages).toEqual([
       {
@@ -205,7 +205,7 @@ describe("openai-responses codec, Codex's requests", () => {
     const messages = body.messages as Record<string, unknown>[];
     expect(messages[0]).toEqual({
       role: "system",
-      content: "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI.",
+      content: "You are a coding agent in a terminal client; follow the repository's conventions.",
     });
     expect(messages[1]).toEqual({
       role: "system",
