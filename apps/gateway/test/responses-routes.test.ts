@@ -134,7 +134,9 @@ describe("Claude Code on auto/thrifty breaks at the moment the plan runs out", (
     expect(sent.reasoning_effort).toBe("medium");
     // The mid-conversation system turn stays where the client put it, as a system message.
     expect(sent.messages.filter((m) => m.role === "system").length).toBeGreaterThanOrEqual(2);
-    expect(JSON.stringify(sent.messages)).toContain("You are a coding assistant in a terminal client");
+    expect(JSON.stringify(sent.messages)).toContain(
+      "You are a coding assistant in a terminal client",
+    );
   });
 
   it("skips a target whose protocol cannot carry a field, and is a 400 naming it only when no target can", async () => {
