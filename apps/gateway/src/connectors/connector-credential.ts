@@ -26,6 +26,25 @@ export function refreshableSpec(spec: ConnectorSpec): RefreshableCredentialSpec 
 }
 
 /**
+ * The connection's refreshable credential, for a connector that works only with a login;
+ * throws ConnectorError `invalid_connector_config` saying what it `needs` otherwise.
+ */
+export function requireRefreshableSpec(
+  spec: ConnectorSpec,
+  needs: string,
+): RefreshableCredentialSpec {
+  const refreshable = refreshableSpec(spec);
+  if (!refreshable) {
+    throw new ConnectorError({
+      code: "invalid_connector_config",
+      message: `connection ${spec.id}: ${needs}`,
+      connectionId: spec.id,
+    });
+  }
+  return refreshable;
+}
+
+/**
  * The credential source of a connection: static for a string credential, refreshable (through
  * `refresher`) for an object one. `seedFields` are the non-secret fields the config supplies.
  */

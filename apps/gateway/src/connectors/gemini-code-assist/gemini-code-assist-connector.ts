@@ -1,6 +1,6 @@
 import { parseCodeAssistQuota, parseGeminiResponse } from "@planfirst/quota-cache";
 import type { PreparedRequest, UpstreamConnector, UsageRequest } from "../connector";
-import { connectionCredential, refreshableSpec } from "../connector-credential";
+import { connectionCredential, requireRefreshableSpec } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import type { CredentialRefresher } from "../credential-source";
@@ -75,14 +75,10 @@ export function createGeminiCodeAssistConnector(
   spec: ConnectorSpec,
   deps: ConnectorDeps,
 ): UpstreamConnector {
-  const refreshable = refreshableSpec(spec);
-  if (!refreshable) {
-    throw new ConnectorError({
-      code: "invalid_connector_config",
-      message: `connection ${spec.id}: Gemini Code Assist needs credential { refreshToken: env:NAME } or { login: NAME }`,
-      connectionId: spec.id,
-    });
-  }
+  const refreshable = requireRefreshableSpec(
+    spec,
+    "Gemini Code Assist needs credential { refreshToken: env:NAME } or { login: NAME }",
+  );
   const tokenUrl = refreshable.tokenUrl ?? GOOGLE_DEFAULT_TOKEN_URL;
   const clientId = refreshable.clientId ?? GEMINI_CLI_CLIENT_ID;
   const credential = connectionCredential(spec, deps, {

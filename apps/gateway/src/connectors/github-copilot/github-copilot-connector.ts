@@ -1,6 +1,6 @@
 import { parseCopilotQuota, parseCopilotResponse } from "@planfirst/quota-cache";
 import { bodyObject, joinUrl, PLANFIRST_USER_AGENT, type UpstreamConnector } from "../connector";
-import { connectionCredential, refreshableSpec } from "../connector-credential";
+import { connectionCredential, requireRefreshableSpec } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { baseRequestHeaders } from "../request-headers";
@@ -40,14 +40,10 @@ export function createGithubCopilotConnector(
   spec: ConnectorSpec,
   deps: ConnectorDeps,
 ): UpstreamConnector {
-  const refreshable = refreshableSpec(spec);
-  if (!refreshable) {
-    throw new ConnectorError({
-      code: "invalid_connector_config",
-      message: `connection ${spec.id}: Copilot needs credential { githubToken: env:NAME } or { login: NAME }`,
-      connectionId: spec.id,
-    });
-  }
+  const refreshable = requireRefreshableSpec(
+    spec,
+    "Copilot needs credential { githubToken: env:NAME } or { login: NAME }",
+  );
   const tokenUrl = refreshable.tokenUrl ?? COPILOT_DEFAULT_TOKEN_URL;
   const userUrl = spec.usageUrl ?? COPILOT_DEFAULT_USER_URL;
   const credential = connectionCredential(spec, deps, {
