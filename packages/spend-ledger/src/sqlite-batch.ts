@@ -24,15 +24,24 @@ export interface Batch {
   sweepUpToMs: number | null;
 }
 
-/** Commits one batch in one `BEGIN IMMEDIATE` transaction; throws when it did not commit. */
-export type BatchCommitter = (batch: Batch) => void;
+/**
+ * Commits batches, in order, in one `BEGIN IMMEDIATE` transaction (one fsync); throws when it
+ * did not commit, and then nothing of any of them is on disk. Returns the ids of the reserve
+ * writes it refused because the file already knew the id (a reservation row or a record): those
+ * wrote nothing, and their callers must be told no.
+ */
+export type BatchCommitter = (batches: readonly Batch[]) => string[];
 
 /**
  * Prepares the statements of a spend file's writes on `db` and returns the function that commits
- * a batch of them as one transaction (one fsync under `synchronous=FULL`). Writes run in the
+ * batches of them as one transaction (one fsync under `synchronous=FULL`). Writes run in the
  * order they were decided, so a settle never lands before the reservation it finishes.
  */
 export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
+  const selectKnown = db.prepare<[string, string], { one: number }>(
+    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM spend_reservation WHERE id = ?)
+       OR EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = ?)`,
+  );
   const insertReservation = db.prepare<[string, string, string, number, number]>(
     `INSERT INTO spend_reservation (id, rung, window_key, amount_micro_usd, expires_at_ms, state)
      VALUES (?, ?, ?, ?, ?, 'live')`,
@@ -60,9 +69,16 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
        @inputTokens, @outputTokens, @cachedInputTokens, @cacheWriteTokens, @costMicroUsd,
        @reservedMicroUsd, @clientKeyId, @requestId)`,
   );
-  const apply = (write: BatchWrite): void => {
+  const apply = (write: BatchWrite, refused: string[]): void => {
     switch (write.kind) {
       case "reserve":
+        // Checked here, on the writing connection, rather than by a read on the deciding thread:
+        // that read would come after every commit of this connection and so always start
+        // from an invalidated page cache.
+        if (selectKnown.get(write.id, write.id) !== undefined) {
+          refused.push(write.id);
+          return;
+        }
         insertReservation.run(
           write.id,
           write.rung,
@@ -83,9 +99,14 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         return;
     }
   };
-  const commit = db.transaction((batch: Batch) => {
-    for (const write of batch.writes) apply(write);
-    if (batch.sweepUpToMs !== null) expireStale.run(batch.sweepUpToMs);
+  // Each batch as if it were committed alone: its writes, then its sweep.
+  const commit = db.transaction((batches: readonly Batch[]) => {
+    const refused: string[] = [];
+    for (const batch of batches) {
+      for (const write of batch.writes) apply(write, refused);
+      if (batch.sweepUpToMs !== null) expireStale.run(batch.sweepUpToMs);
+    }
+    return refused;
   });
-  return (batch) => commit.immediate(batch);
+  return (batches) => commit.immediate(batches);
 }

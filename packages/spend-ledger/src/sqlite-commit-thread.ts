@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
-import { type Batch, prepareBatchCommitter } from "./sqlite-batch";
+import { type Batch, type BatchCommitter, prepareBatchCommitter } from "./sqlite-batch";
 
 /** How the commit thread opens its connection to the spend file. */
 export interface CommitThreadOptions {
@@ -14,19 +14,36 @@ export interface CommitThreadOptions {
 /** Messages to the worker. */
 export type ToCommitThread = { type: "commit"; batch: Batch } | { type: "close" };
 
-/** Messages from the worker. */
-type FromCommitThread =
-  | { type: "committed" }
-  | { type: "failed"; error: { name: string; message: string; code?: unknown } | null };
+/**
+ * Messages from the worker: the outcome of the oldest `batches` batches posted and not yet
+ * answered, committed together in one transaction or failed together.
+ */
+export type FromCommitThread =
+  | { type: "committed"; batches: number; refused: string[] }
+  | {
+      type: "failed";
+      batches: number;
+      error: { name: string; message: string; code?: unknown } | null;
+    };
 
-/** Where the batches of one spend file are committed; one batch at a time. */
+/**
+ * Where the batches of one spend file are committed. Batches may be handed over while earlier
+ * ones are still committing: they commit in the order given, and their promises settle in
+ * that order.
+ */
 export interface CommitThread {
-  /** Resolves once `batch` is durable, rejects when it did not commit (nothing of it is on disk). */
-  commit(batch: Batch): Promise<void>;
+  /**
+   * Resolves once `batch` is durable, with the reserve ids the file already knew (see
+   * {@link BatchCommitter}; the list may name ids of batches committed in the same transaction).
+   * Rejects when it did not commit (nothing of it is on disk).
+   */
+  commit(batch: Batch): Promise<readonly string[]>;
   /** Closes the write connection; resolves once it is closed (the worker has exited). */
   close(): Promise<void>;
   /** Why the thread is gone when it stopped on its own (nothing can commit any more), else null. */
   failure(): Error | null;
+  /** Transactions committed so far (one fsync each under `synchronous=FULL`). */
+  transactions(): number;
 }
 
 /**
@@ -35,17 +52,20 @@ export interface CommitThread {
  */
 export function inlineCommitThread(db: Database.Database): CommitThread {
   const commit = prepareBatchCommitter(db);
+  let transactions = 0;
   return {
     commit(batch) {
       try {
-        commit(batch);
-        return Promise.resolve();
+        const refused = commit([batch]);
+        transactions += 1;
+        return Promise.resolve(refused);
       } catch (error) {
         return Promise.reject(error);
       }
     },
     close: () => Promise.resolve(),
     failure: () => null,
+    transactions: () => transactions,
   };
 }
 
@@ -71,26 +91,34 @@ function workerEntry(): { entry: URL | string; eval: boolean } {
 }
 
 /**
- * Starts the worker thread that owns the write connection of a spend file and commits each
- * batch posted to it, so the transaction and its fsync run off the event loop. The worker keeps
- * the process alive only while a batch is in flight: an idle store lets the process exit, as
- * the in-thread store did, and a batch already posted is waited for.
+ * Starts the worker thread that owns the write connection of a spend file. Each batch is posted
+ * as soon as it is handed over; the worker commits, in one transaction, every batch that
+ * arrived while its previous transaction ran (group commit on the disk's side), so the event
+ * loop never waits for the worker to be free, and the worker never waits for the event loop.
+ * The worker keeps the process alive only while a batch is unanswered: an idle store lets the
+ * process exit, and a batch already posted is waited for.
  */
 export function startCommitWorker(options: CommitThreadOptions): CommitThread {
   const { entry, eval: evaluate } = workerEntry();
   const worker = new Worker(entry, { workerData: options, eval: evaluate });
   worker.unref();
-  let pending: { resolve: () => void; reject: (error: unknown) => void } | null = null;
+  /** Unanswered batches, oldest first. */
+  let pending: {
+    resolve: (refused: readonly string[]) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   let exited = false;
   let closing = false;
   let exitError: Error | null = null;
+  let transactions = 0;
   const exit = new Promise<void>((resolve) => {
     worker.once("exit", (code) => {
       exited = true;
       exitError ??= new Error(`the SQLite commit thread exited with code ${code}`);
-      // A batch whose outcome is unknown is reported failed; see the engine for why that is safe.
-      pending?.reject(exitError);
-      pending = null;
+      // Batches whose outcome is unknown are reported failed; see the engine for why that is safe.
+      const unanswered = pending;
+      pending = [];
+      for (const batch of unanswered) batch.reject(exitError);
       resolve();
     });
   });
@@ -98,12 +126,11 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
     exitError = error;
   });
   worker.on("message", (message: FromCommitThread) => {
-    const current = pending;
-    pending = null;
-    worker.unref();
-    if (!current) return;
+    const answered = pending.splice(0, message.batches);
+    if (pending.length === 0) worker.unref();
     if (message.type === "committed") {
-      current.resolve();
+      transactions += 1;
+      for (const batch of answered) batch.resolve(message.refused);
       return;
     }
     const failure = new Error(message.error?.message ?? "the SQLite commit thread failed");
@@ -111,23 +138,24 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
       failure.name = message.error.name;
       Object.assign(failure, { code: message.error.code });
     }
-    current.reject(failure);
+    for (const batch of answered) batch.reject(failure);
   });
   return {
     commit(batch) {
       if (exited) return Promise.reject(exitError);
-      if (pending) return Promise.reject(new Error("a batch is already being committed"));
-      return new Promise<void>((resolve, reject) => {
-        pending = { resolve, reject };
-        worker.ref();
+      return new Promise<readonly string[]>((resolve, reject) => {
+        pending.push({ resolve, reject });
+        if (pending.length === 1) worker.ref();
         worker.postMessage({ type: "commit", batch } satisfies ToCommitThread);
       });
     },
     failure: () => (exited && !closing ? exitError : null),
+    transactions: () => transactions,
     async close() {
       closing = true;
       if (exited) return;
-      // The worker closes its connection and its port, and so exits.
+      // The worker commits what was posted before, closes its connection and its port, and so
+      // exits.
       worker.ref();
       worker.postMessage({ type: "close" } satisfies ToCommitThread);
       await exit;

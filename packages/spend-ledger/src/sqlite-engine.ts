@@ -40,7 +40,11 @@ export interface SqliteEngineOptions {
 
 /** Batches and writes committed since the file was opened in this process. */
 export interface SqliteCommitStats {
-  /** Committed transactions, one fsync each under `synchronous=FULL`. */
+  /**
+   * Committed transactions, one fsync each under `synchronous=FULL`: everything queued in one
+   * event-loop turn is one batch, and batches that queued up while a transaction ran share the
+   * next one.
+   */
   batches: number;
   /** Reserve, settle and release writes they carried. */
   writes: number;
@@ -56,6 +60,8 @@ interface PendingWrite {
   finishes?: string;
   /** Reservation id this write inserts, held in `pendingReserved` until it is on disk. */
   reserves?: string;
+  /** Called, before anything of its batch resolves, when the file already knew `reserves`. */
+  refuse?: () => void;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -77,12 +83,12 @@ export interface SqliteEngine {
 /**
  * Opens a spend file with group commit. Every decision (admission against spent + reserved,
  * idempotency, expiry) is taken synchronously against the in-memory state, which this process
- * alone may change (the owner lock); the write is queued, and everything queued while the
- * previous batch commits (or, when idle, in one event-loop turn) is committed in ONE
- * `BEGIN IMMEDIATE` transaction, one fsync under `synchronous=FULL`. The transaction runs in a
- * worker thread that owns the write connection, so the event loop keeps admitting while the
- * disk works; one batch is in flight at a time, so batches commit in the order they were
- * decided and a settle never commits before its reservation. Each operation's promise resolves
+ * alone may change (the owner lock); the write is queued, everything queued in one event-loop
+ * turn is handed to the commit thread as one batch, and every batch that arrives while a
+ * transaction runs is committed in the next ONE `BEGIN IMMEDIATE` transaction, one fsync under
+ * `synchronous=FULL`. The transaction runs in a worker thread that owns the write connection,
+ * so the event loop keeps admitting while the disk works; batches commit in the order they were
+ * decided, so a settle never commits before its reservation. Each operation's promise resolves
  * only after its batch is durable, so a reservation the caller holds is on disk before the
  * upstream is called, and a settle that resolved survives SIGKILL and power loss. A crash
  * before a settle's batch commits leaves the durable reservation live until it expires: the
@@ -118,10 +124,6 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   );
   const selectRecordExists = db.prepare<[string], { one: number }>(
     "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
-  );
-  const selectKnown = db.prepare<[string, string], { one: number }>(
-    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM spend_reservation WHERE id = ?)
-       OR EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = ?)`,
   );
   const selectRecords = db.prepare<
     { sinceMs: number | null; untilMs: number | null; rung: string | null },
@@ -176,17 +178,23 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     pendingFinished.has(id) ||
     selectRecordExists.get(id) !== undefined ||
     selectReservation.get(id)?.state === "released";
-  /** Seen before in any state: pending, or a reservation row or a record on disk. */
-  const isKnown = (id: string): boolean =>
-    pendingFinished.has(id) || pendingReserved.has(id) || selectKnown.get(id, id) !== undefined;
+  /**
+   * Seen before in memory: settled, released or reserved by a batch not committed yet. An id
+   * known only to the file is refused by the batch that would have written it (see
+   * `prepareBatchCommitter`), so admission never reads the file.
+   */
+  const isPending = (id: string): boolean => pendingFinished.has(id) || pendingReserved.has(id);
 
   let queue: PendingWrite[] = [];
   let scheduled = false;
-  let inFlight = false;
+  /** Batches handed to the commit thread and not yet answered. */
+  let inFlight = 0;
+  /** Settles once every batch handed over so far is answered (whatever the answer). */
+  let answered: Promise<void> = Promise.resolve();
   let closed = false;
   /** Set when the commit thread is gone: nothing can be made durable any more. */
   let broken: SpendLedgerError | null = null;
-  const stats: SqliteCommitStats = { batches: 0, writes: 0 };
+  let writesCommitted = 0;
 
   const settled = (batch: PendingWrite[]) => {
     for (const pending of batch) {
@@ -195,9 +203,17 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     }
   };
 
-  const committed = (batch: PendingWrite[], writes: number) => {
-    stats.batches += 1;
-    stats.writes += writes;
+  const committed = (batch: PendingWrite[], writes: number, refused: readonly string[]) => {
+    writesCommitted += writes;
+    if (refused.length > 0) {
+      const known = new Set(refused);
+      for (const pending of batch) {
+        if (pending.reserves !== undefined && known.has(pending.reserves)) {
+          writesCommitted -= 1;
+          pending.refuse?.();
+        }
+      }
+    }
     settled(batch);
     for (const pending of batch) pending.resolve();
   };
@@ -232,10 +248,13 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     }
   };
 
-  /** Sends what is queued as the next batch, unless one is in flight (it then follows it). */
+  /**
+   * Hands what is queued to the commit thread as the next batch, without waiting for the
+   * batches before it: they commit in order (see {@link CommitThread}).
+   */
   const dispatch = () => {
     scheduled = false;
-    if (inFlight || queue.length === 0) return;
+    if (queue.length === 0) return;
     const batch = queue;
     queue = [];
     const writes: BatchWrite[] = [];
@@ -243,28 +262,30 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     const sweepUpToMs = expiredUpToMs;
     expiredUpToMs = null;
     if (writes.length === 0 && sweepUpToMs === null) {
-      // Only waits: everything before them is durable, as nothing is in flight.
-      for (const pending of batch) pending.resolve();
+      // Only waits: they resolve once everything handed over before them is answered.
+      const resolveAll = () => {
+        for (const pending of batch) pending.resolve();
+      };
+      if (inFlight === 0) resolveAll();
+      else void answered.then(resolveAll);
       return;
     }
-    inFlight = true;
-    committer.commit({ writes, sweepUpToMs }).then(
-      () => {
-        inFlight = false;
-        committed(batch, writes.length);
-        dispatch();
+    inFlight += 1;
+    answered = committer.commit({ writes, sweepUpToMs }).then(
+      (refused) => {
+        inFlight -= 1;
+        committed(batch, writes.length, refused);
       },
       (cause: unknown) => {
-        inFlight = false;
+        inFlight -= 1;
         failed(batch, sweepUpToMs, cause);
-        dispatch();
       },
     );
   };
 
   const push = (pending: PendingWrite) => {
     queue.push(pending);
-    if (!scheduled && !inFlight) {
+    if (!scheduled) {
       scheduled = true;
       setImmediate(dispatch);
     }
@@ -272,9 +293,21 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
 
   const unusable = (): SpendLedgerError | null => broken ?? (closed ? closedError(path) : null);
 
-  /** Queues a write for the next batch; resolves with `value` once it is durable. */
-  const enqueue = <T>(value: T, write?: Omit<PendingWrite, "resolve" | "reject">): Promise<T> =>
-    new Promise<T>((resolve, reject) => push({ ...write, resolve: () => resolve(value), reject }));
+  /**
+   * Queues a write for the next batch; resolves once it is durable with `value`, or with what
+   * `value()` returns then.
+   */
+  const enqueue = <T>(
+    value: T | (() => T),
+    write?: Omit<PendingWrite, "resolve" | "reject">,
+  ): Promise<T> =>
+    new Promise<T>((resolve, reject) =>
+      push({
+        ...write,
+        resolve: () => resolve(typeof value === "function" ? (value as () => T)() : value),
+        reject,
+      }),
+    );
 
   const reserve = (request: StoreReserveRequest): Promise<StoreReserveResult> => {
     const refusal = unusable();
@@ -282,32 +315,36 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     const { reservationId: id, rung, windowKey, amountMicroUsd: amount } = request;
     const state = windowState(rung, windowKey);
     expire(state, request.nowMs);
-    const held = state.live.get(id);
-    if (held) return enqueue({ admitted: true, ...totalsOf(state) });
-    if (isKnown(id)) return enqueue({ admitted: false, ...totalsOf(state) });
+    // Held already: the answer is the first reserve's, known once its batch is answered.
+    if (state.live.has(id)) {
+      return enqueue(() => ({ admitted: state.live.has(id), ...totalsOf(state) }));
+    }
+    if (isPending(id)) return enqueue({ admitted: false, ...totalsOf(state) });
     if (!fitsBudget(state, amount, request.budgetMicroUsd)) {
       // A refusal writes nothing and depends only on durable or queued state.
       return Promise.resolve({ admitted: false, ...totalsOf(state) });
     }
     holdReservation(state, id, { amountMicroUsd: amount, expiresAtMs: request.expiresAtMs });
     pendingReserved.add(id);
-    return enqueue(
-      { admitted: true, ...totalsOf(state) },
-      {
-        reserves: id,
-        write: {
-          kind: "reserve",
-          id,
-          rung,
-          windowKey,
-          amountMicroUsd: amount,
-          expiresAtMs: request.expiresAtMs,
-        },
-        undo: () => {
-          takeReservation(state, id);
-        },
+    const result: StoreReserveResult = { admitted: true, ...totalsOf(state) };
+    return enqueue(result, {
+      reserves: id,
+      write: {
+        kind: "reserve",
+        id,
+        rung,
+        windowKey,
+        amountMicroUsd: amount,
+        expiresAtMs: request.expiresAtMs,
       },
-    );
+      undo: () => {
+        takeReservation(state, id);
+      },
+      refuse: () => {
+        takeReservation(state, id);
+        Object.assign(result, { admitted: false, ...totalsOf(state) });
+      },
+    });
   };
 
   /** Takes a live reservation out of memory; returns an undo that puts it back. */
@@ -366,7 +403,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
 
   /** Resolves once nothing is queued or in flight (a failed batch counts as done). */
   const drain = (): Promise<void> =>
-    queue.length === 0 && !inFlight
+    queue.length === 0 && inFlight === 0
       ? Promise.resolve()
       : new Promise<void>((resolve) => push({ resolve, reject: () => resolve() }));
 
@@ -390,10 +427,10 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
           rung: query.rung ?? null,
         })
         .map(toRecord),
-    commitStats: () => ({ ...stats }),
+    commitStats: () => ({ batches: committer.transactions(), writes: writesCommitted }),
     flush: () => {
       if (broken) return Promise.reject(broken);
-      return queue.length === 0 && !inFlight ? Promise.resolve() : enqueue(undefined);
+      return queue.length === 0 && inFlight === 0 ? Promise.resolve() : enqueue(undefined);
     },
     close() {
       closing ??= (async () => {

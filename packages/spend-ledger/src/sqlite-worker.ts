@@ -1,10 +1,11 @@
 // The thread that owns a SQLite spend file's write connection: it commits the batches the main
-// thread decided, one transaction (and one fsync under synchronous=FULL) each, so the commit
-// never blocks the main thread's event loop. Started by sqlite-commit-thread.ts; not exported.
-import { parentPort, workerData } from "node:worker_threads";
+// thread decided, so the commit never blocks the main thread's event loop. Every batch that
+// arrived while the previous transaction ran is committed in the next one (one fsync under
+// synchronous=FULL for all of them). Started by sqlite-commit-thread.ts; not exported.
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { type BatchCommitter, prepareBatchCommitter } from "./sqlite-batch";
-import type { CommitThreadOptions, ToCommitThread } from "./sqlite-commit-thread";
+import { type Batch, type BatchCommitter, prepareBatchCommitter } from "./sqlite-batch";
+import type { CommitThreadOptions, FromCommitThread, ToCommitThread } from "./sqlite-commit-thread";
 
 const port = parentPort;
 if (!port) throw new Error("sqlite-worker runs only as a worker thread");
@@ -30,23 +31,38 @@ try {
   openError = describe(error);
 }
 
-port.on("message", (message: ToCommitThread) => {
-  if (message.type === "close") {
-    try {
-      db?.close();
-    } finally {
-      port.close();
+const reply = (message: FromCommitThread) => port.postMessage(message);
+
+const close = () => {
+  try {
+    db?.close();
+  } finally {
+    port.close();
+  }
+};
+
+port.on("message", (first: ToCommitThread) => {
+  if (first.type === "close") return close();
+  // Everything posted while the last transaction ran is waiting on the port: take it all.
+  const batches: Batch[] = [first.batch];
+  let closeAfter = false;
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    const message = next.message as ToCommitThread;
+    if (message.type === "close") {
+      closeAfter = true;
+      break;
     }
-    return;
+    batches.push(message.batch);
   }
   if (!commit) {
-    port.postMessage({ type: "failed", error: openError });
-    return;
+    reply({ type: "failed", batches: batches.length, error: openError });
+  } else {
+    try {
+      const refused = commit(batches);
+      reply({ type: "committed", batches: batches.length, refused });
+    } catch (error) {
+      reply({ type: "failed", batches: batches.length, error: describe(error) });
+    }
   }
-  try {
-    commit(message.batch);
-    port.postMessage({ type: "committed" });
-  } catch (error) {
-    port.postMessage({ type: "failed", error: describe(error) });
-  }
+  if (closeAfter) close();
 });

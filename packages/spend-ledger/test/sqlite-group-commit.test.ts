@@ -136,4 +136,35 @@ describe("SQLite group commit", () => {
     expect(committedCounts(path).records).toBe(1);
     await store.close();
   });
+
+  it("a reserve of an id the file already knows is refused by its batch and holds nothing", async () => {
+    const path = join(temp.dir, "known-id.db");
+    const store = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const held = await ledger.reserve(request(1));
+    if (isRefusal(held)) throw new Error("refused");
+    await ledger.settle(held, 0.004, usage);
+    const again = {
+      reservationId: held.id,
+      rung: "cheap",
+      windowKey: held.windowKey,
+      amountMicroUsd: 10_000,
+      budgetMicroUsd: 1_000_000,
+      nowMs,
+      expiresAtMs: nowMs + 60_000,
+    };
+    // Twice at once: the second sees the first held in memory and gets the same answer.
+    const [first, second] = await Promise.all([store.reserve(again), store.reserve(again)]);
+    expect(first).toMatchObject({ admitted: false, reservedMicroUsd: 0, spentMicroUsd: 4000 });
+    expect(second).toMatchObject({ admitted: false, reservedMicroUsd: 0 });
+    expect(ledger.reservedUsd("cheap")).toBe(0);
+    expect(committedCounts(path)).toEqual({ reservations: 1, records: 1 });
+    await store.close();
+
+    // The same after a reopen, when nothing of it is in memory.
+    const reopened = createSqliteSpendStore({ path });
+    expect(await reopened.reserve(again)).toMatchObject({ admitted: false, reservedMicroUsd: 0 });
+    expect(reopened.totals("cheap", held.windowKey, nowMs).reservedMicroUsd).toBe(0);
+    await reopened.close();
+  });
 });
