@@ -1,5 +1,5 @@
 import type { QuotaState } from "@planfirst/quota-cache";
-import type { LadderOptions } from "@planfirst/subscription-ladder";
+import { type LadderOptions, readRungBudget } from "@planfirst/subscription-ladder";
 import { buildTargets, type DispatchTarget, type PoolLiveState } from "./build-pool";
 import type { ClientIdentity } from "./client-identity";
 import type { ModelResolution, RoutingTable } from "./routing-table";
@@ -34,7 +34,7 @@ type Lookup =
       model: string;
       value: QuotaState | undefined;
     }
-  | { kind: "spend"; rung: PaidRung; value: number | null }
+  | { kind: "spend"; rung: PaidRung; value: string }
   | { kind: "evidence"; connectionId: string; value: string };
 
 type PaidRung = Parameters<NonNullable<LadderOptions["resolveRungSpendUsd"]>>[0];
@@ -49,10 +49,10 @@ interface Entry {
 
 /**
  * A pool is a pure function of static routing facts, the client's scope, the clock and a few
- * live lookups (cooldowns, quota readings, rung spend). Each build records the lookups it made;
- * the next request for the same model id and client asks them again and reuses the pool when
- * every answer is the same and no reading it saw has since aged out or passed its reset (the
- * only ways the clock enters the ladder's decision). Anything different rebuilds, so the order
+ * live lookups (cooldowns, quota readings, whether a rung's spend gates it). Each build records
+ * the lookups it made; the next request for the same model id and client asks them again and
+ * reuses the pool when every answer is the same and no reading it saw has since aged out or
+ * passed its reset (the only ways the clock enters the ladder's decision). Anything different rebuilds, so the order
  * is exactly what a fresh build would give. Entries are bounded by the configured model ids,
  * categories and client keys (unknown ids never resolve, so they never get here).
  */
@@ -88,7 +88,10 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
           }
           break;
         case "spend":
-          if (ladderOptions.resolveRungSpendUsd?.(lookup.rung) !== lookup.value) {
+          if (
+            budgetKey(lookup.rung, ladderOptions.resolveRungSpendUsd?.(lookup.rung)) !==
+            lookup.value
+          ) {
             return false;
           }
           break;
@@ -103,6 +106,19 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
       }
     }
     return true;
+  }
+
+  /**
+   * What a rung's spend decides in a pool build: the budget rule and whether it gates the rung
+   * (the ladder's own `readRungBudget`). Every paid request changes the spend itself, so
+   * comparing the amount would rebuild the pool on every paid request for nothing.
+   */
+  function budgetKey(rung: PaidRung, spentUsd: number | null | undefined): string {
+    const reading = readRungBudget(rung, {
+      ...(ladderOptions.rungBudgetUsd ? { rungBudgetUsd: ladderOptions.rungBudgetUsd } : {}),
+      resolveRungSpendUsd: () => spentUsd ?? null,
+    });
+    return `${reading.rule}:${reading.exhausted}`;
   }
 
   function fresh(resolution: ResolvedModel, client: ClientIdentity): Entry {
@@ -146,7 +162,9 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
         ? {
             resolveRungSpendUsd(rung) {
               const value = resolveRungSpendUsd(rung);
-              if (once(`s\u0000${rung}`)) lookups.push({ kind: "spend", rung, value });
+              if (once(`s\u0000${rung}`)) {
+                lookups.push({ kind: "spend", rung, value: budgetKey(rung, value) });
+              }
               return value;
             },
           }
