@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startInstantUpstream } from "./instant-upstream";
 import { startRawProxy } from "./raw-proxy";
@@ -15,8 +16,11 @@ export type ChildCommand = { type: "cpu" } | { type: "memory" } | { type: "close
 /** Messages a child sends. */
 export type ChildReport =
   | { type: "listening"; url: string }
-  /** User + system CPU time since the process started, microseconds. */
-  | { type: "cpu"; cpuMicros: number }
+  /**
+   * User + system CPU time since the process started (every thread), and the time the main
+   * thread's event loop was busy, both in microseconds.
+   */
+  | { type: "cpu"; cpuMicros: number; loopBusyMicros: number }
   | { type: "memory"; rssBytes: number; heapUsedAfterGcBytes: number | null };
 
 const [role, target] = process.argv.slice(2);
@@ -46,7 +50,8 @@ if (role === "upstream") {
 process.on("message", async (command: ChildCommand) => {
   if (command.type === "cpu") {
     const { user, system } = process.cpuUsage();
-    send({ type: "cpu", cpuMicros: user + system });
+    const loopBusyMicros = performance.eventLoopUtilization().active * 1000;
+    send({ type: "cpu", cpuMicros: user + system, loopBusyMicros });
   } else if (command.type === "memory") {
     // RSS as the load left it; then the live heap after a full collection (the leak indicator).
     const rssBytes = process.memoryUsage().rss;

@@ -75,10 +75,10 @@ async function stopChild(child: Child): Promise<void> {
   await exited;
 }
 
-async function cpuMicros(child: Child): Promise<number> {
+async function cpuMicros(child: Child): Promise<{ cpu: number; loop: number }> {
   const report = await child.ask({ type: "cpu" });
   if (report.type !== "cpu") throw new Error("a benchmark server did not report its CPU time");
-  return report.cpuMicros;
+  return { cpu: report.cpuMicros, loop: report.loopBusyMicros };
 }
 
 function load(url: string, body: string, options: { amount?: number } = {}): Promise<LoadResult> {
@@ -130,8 +130,10 @@ console.log(
 );
 console.log("");
 
-// The CPU column is the serving process's own time (the upstream's for "direct"): on a machine
-// shared by the load generator and every hop, it is steadier than req/s.
+// The CPU column is the serving process's own time, every thread (the upstream's for "direct"):
+// on a machine shared by the load generator and every hop, it is steadier than req/s. The loop
+// column is the time the main thread's event loop was busy: a Node server's ceiling is one core
+// of it, whatever its other threads (the SQLite commit thread) use.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
   keyless: "planfirst, keyless rung",
@@ -155,23 +157,41 @@ interface Row {
   stream: boolean;
   result: LoadResult;
   cpuPerRequest: number;
+  loopPerRequest: number;
 }
 const rows: Row[] = [];
 for (const stream of [false, true]) {
   for (const [name, url, model, server] of cases) {
     await load(url, body(model, stream), { amount: WARMUP_REQUESTS });
-    const cpuBefore = await cpuMicros(server);
+    const before = await cpuMicros(server);
     const result = await load(url, body(model, stream));
-    const cpuPerRequest = ((await cpuMicros(server)) - cpuBefore) / result.requests.total;
-    rows.push({ name, stream, result, cpuPerRequest });
+    const after = await cpuMicros(server);
+    const total = result.requests.total;
+    rows.push({
+      name,
+      stream,
+      result,
+      cpuPerRequest: (after.cpu - before.cpu) / total,
+      loopPerRequest: (after.loop - before.loop) / total,
+    });
   }
 }
 const proxyRate = (stream: boolean) =>
   rows.find((row) => row.stream === stream && row.name === "raw node:http proxy")!.result.requests
     .average;
 printTable(
-  ["path", "mode", "req/s", "of raw proxy", "p50 ms", "p99 ms", "CPU µs/req", "errors"],
-  rows.map(({ name, stream, result, cpuPerRequest }) => [
+  [
+    "path",
+    "mode",
+    "req/s",
+    "of raw proxy",
+    "p50 ms",
+    "p99 ms",
+    "CPU µs/req",
+    "loop µs/req",
+    "errors",
+  ],
+  rows.map(({ name, stream, result, cpuPerRequest, loopPerRequest }) => [
     name,
     stream ? "stream" : "non-stream",
     result.requests.average.toFixed(0),
@@ -179,6 +199,7 @@ printTable(
     String(result.latency.p50),
     String(result.latency.p99),
     cpuPerRequest.toFixed(0),
+    loopPerRequest.toFixed(0),
     String(result.non2xx + result.errors + result.timeouts),
   ]),
 );
