@@ -3,14 +3,18 @@
 //   KEYS[1] window hash (fields spent, reserved, seq)   KEYS[2] live reservations (zset by expiry)
 //   KEYS[3] reservation amounts (hash id → micro-USD)  KEYS[4] finished reservation ids (set)
 //   KEYS[5] set of known windows                      KEYS[6] records (zset by time; settle only)
-//   ARGV[1] now (epoch ms)  ARGV[2] pub/sub channel  ARGV[3] window member (JSON [rung, windowKey])
+//   ARGV[1] now (epoch ms)  ARGV[2] pub/sub channel ('' = do not publish)
+//   ARGV[3] window member (JSON [rung, windowKey])
 // Amounts stay strings end to end: Redis converts Lua numbers to text inexactly above 10^14.
 // Each script returns { flag, spent, reserved, next expiry ('' when none), seq } and, when it
-// changed the window, publishes the same totals so other replicas update their mirrors.
+// changed the window and was given a channel, publishes the same totals so other replicas
+// update their mirrors. The caller leaves the channel empty to fold a burst of changes into one
+// later publish (see `publishIntervalMs` in redis.ts); the refresh script can force that publish.
 
 const prologue = `
 local now = tonumber(ARGV[1])
 local changed = false
+local publish = false
 local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for _, id in ipairs(stale) do
   local amount = redis.call('HGET', KEYS[3], id)
@@ -32,7 +36,7 @@ local function finish(flag)
   local spent = redis.call('HGET', KEYS[1], 'spent') or '0'
   local reserved = redis.call('HGET', KEYS[1], 'reserved') or '0'
   local nextExpiry = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2] or ''
-  if changed then
+  if (changed or publish) and ARGV[2] ~= '' then
     redis.call('PUBLISH', ARGV[2], cjson.encode({ w = ARGV[3], s = spent, r = reserved, n = nextExpiry, q = seq }))
   end
   return { flag, spent, reserved, nextExpiry, seq }
@@ -86,7 +90,11 @@ if removeLive(id) then return finish(1) end
 return finish(0)
 `;
 
-/** Expires stale reservations and returns the totals. Flag: 0. */
+/**
+ * Expires stale reservations and returns the totals; ARGV[4] '1' publishes them even when
+ * nothing changed (the deferred publish of earlier changes). Flag: 0.
+ */
 export const refreshScript = `${prologue}
+publish = ARGV[4] == '1'
 return finish(0)
 `;

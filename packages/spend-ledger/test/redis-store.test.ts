@@ -1,11 +1,12 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { createSpendLedger } from "../src/index";
+import { createSpendLedger, isRefusal } from "../src/index";
 import { createRedisSpendStore } from "../src/redis";
 import { redisUrl, uniquePrefix } from "./redis-url";
 import { describeSpendStoreContract } from "./store-contract";
 
 const filePrefix = uniquePrefix("redis-store");
+const usage = { model: "deepseek-chat", inputTokens: 1, outputTokens: 1 };
 let storeCount = 0;
 
 describeSpendStoreContract("redis", () => {
@@ -70,6 +71,81 @@ describe("redis spend store", () => {
     await vi.waitFor(() => expect(lateLedger.isExhausted("cheap")).toBe(true), { timeout: 2000 });
     await writer.close();
     await late.close();
+  });
+
+  it("publishes a burst of changes once, and a closing store's last totals to its peers", async () => {
+    const keyPrefix = `${filePrefix}:folded`;
+    const nowMs = Date.UTC(2026, 10, 30, 10);
+    // An interval no test outlives: every change after the first waits for close() to go out.
+    const writer = createRedisSpendStore({
+      url: redisUrl,
+      keyPrefix,
+      publishIntervalMs: 3_600_000,
+    });
+    const peer = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    const open = (store: typeof writer) =>
+      createSpendLedger({ store, budgetsUsd: { cheap: 10 }, now: () => nowMs });
+    const writerLedger = open(writer);
+    const peerLedger = open(peer);
+    await Promise.all([writerLedger.ready(), peerLedger.ready()]);
+    const request = (index: number, maxCostUsd: number) => ({
+      rung: "cheap",
+      connectionId: "deepseek",
+      model: "deepseek-chat",
+      maxCostUsd,
+      requestId: `burst-${index}`,
+    });
+
+    const first = await writerLedger.reserve(request(0, 1));
+    if (isRefusal(first)) throw new Error("refused");
+    await vi.waitFor(() => expect(peerLedger.reservedUsd("cheap")).toBe(1), { timeout: 2000 });
+    const burst = await Promise.all(
+      [1, 2, 3].map((index) => writerLedger.reserve(request(index, 2))),
+    );
+    for (const reservation of burst) {
+      if (isRefusal(reservation)) throw new Error("refused");
+      await writerLedger.settle(reservation, 0.25, usage);
+    }
+    // The writer's own mirror follows its replies at once.
+    expect(writerLedger.spentUsd("cheap")).toBe(0.75);
+    expect(writerLedger.reservedUsd("cheap")).toBe(1);
+
+    await writer.close();
+    await vi.waitFor(() => expect(peerLedger.spentUsd("cheap")).toBe(0.75), { timeout: 2000 });
+    expect(peerLedger.reservedUsd("cheap")).toBe(1);
+    await peer.close();
+  });
+
+  it("keeps a peer's mirror within the interval of a stream of changes", async () => {
+    const keyPrefix = `${filePrefix}:trailing`;
+    const nowMs = Date.UTC(2026, 10, 30, 11);
+    const writer = createRedisSpendStore({ url: redisUrl, keyPrefix, publishIntervalMs: 5 });
+    const peer = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    const open = (store: typeof writer) =>
+      createSpendLedger({ store, budgetsUsd: { cheap: 10 }, now: () => nowMs });
+    const writerLedger = open(writer);
+    const peerLedger = open(peer);
+    await Promise.all([writerLedger.ready(), peerLedger.ready()]);
+    const reservations = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        writerLedger.reserve({
+          rung: "cheap",
+          connectionId: "deepseek",
+          model: "deepseek-chat",
+          maxCostUsd: 0.1,
+          requestId: `stream-${index}`,
+        }),
+      ),
+    );
+    for (const reservation of reservations) {
+      if (isRefusal(reservation)) throw new Error("refused");
+      await writerLedger.settle(reservation, 0.05, usage);
+    }
+    // Nothing else happens on the window: the deferred publish alone brings the peer up to date.
+    await vi.waitFor(() => expect(peerLedger.spentUsd("cheap")).toBe(1), { timeout: 2000 });
+    expect(peerLedger.reservedUsd("cheap")).toBe(0);
+    await writer.close();
+    await peer.close();
   });
 
   it("uses a caller's client without quitting it", async () => {
