@@ -10,7 +10,7 @@ import type {
   StoreSettleResult,
   WindowTotals,
 } from "./spend-store";
-import type { BatchWrite } from "./sqlite-batch";
+import { type BatchWrites, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { type RecordRow, sqliteSchema, toRecord } from "./sqlite-schema";
@@ -50,18 +50,38 @@ export interface SqliteCommitStats {
   writes: number;
 }
 
-/** One queued write: applied in memory already, made durable by the next batch. */
-interface PendingWrite {
-  /** What the batch transaction writes for it; absent for a pure wait. */
-  write?: BatchWrite;
-  /** Reverts the in-memory effect when the batch fails. */
-  undo?: () => void;
-  /** Reservation id this write finishes (settle, release), cleared from `pendingFinished`. */
-  finishes?: string;
-  /** Reservation id this write inserts, held in `pendingReserved` until it is on disk. */
-  reserves?: string;
-  /** Called, before anything of its batch resolves, when the file already knew `reserves`. */
-  refuse?: () => void;
+/** What a queued write is, for its batch's answer. */
+type WriteKind = "reserve" | "settle" | "release";
+
+/**
+ * One queued write: applied in memory already, made durable by its batch. Plain data, so the
+ * batch's answer finishes or undoes it without a closure per write.
+ */
+interface QueuedWrite {
+  kind: WriteKind;
+  /** The reservation it inserts (held in `pendingReserved`) or finishes (`pendingFinished`). */
+  id: string;
+  state: WindowState;
+  /** Settle, release: the live reservation it took off the books, put back on undo. */
+  held: LiveReservation | undefined;
+  /** Settle: the cost it added to spent, taken back on undo. */
+  costMicroUsd: number;
+  /** Reserve: its answer, turned into a refusal when the file already knew the id. */
+  result: StoreReserveResult | null;
+}
+
+/**
+ * Everything queued in one event-loop turn: its writes in their wire form, what they did in
+ * memory, and one promise for the lot, on which each operation hangs its own answer.
+ */
+interface QueuedBatch {
+  writes: BatchWrites;
+  queued: QueuedWrite[];
+  /**
+   * Resolves once the batch is durable (without writes: once the batches before it are
+   * answered); rejects when it did not commit.
+   */
+  answer: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -185,8 +205,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
    */
   const isPending = (id: string): boolean => pendingFinished.has(id) || pendingReserved.has(id);
 
-  let queue: PendingWrite[] = [];
-  let scheduled = false;
+  /** The batch the current turn queues into; handed to the commit thread at the turn's end. */
+  let open: QueuedBatch | null = null;
   /** Batches handed to the commit thread and not yet answered. */
   let inFlight = 0;
   /** Settles once every batch handed over so far is answered (whatever the answer). */
@@ -196,42 +216,59 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   let broken: SpendLedgerError | null = null;
   let writesCommitted = 0;
 
-  const settled = (batch: PendingWrite[]) => {
-    for (const pending of batch) {
-      if (pending.finishes !== undefined) pendingFinished.delete(pending.finishes);
-      if (pending.reserves !== undefined) pendingReserved.delete(pending.reserves);
+  /** Takes a queued write's effects back out of memory. */
+  const undo = (write: QueuedWrite): void => {
+    if (write.kind === "reserve") {
+      takeReservation(write.state, write.id);
+      return;
     }
+    write.state.spentMicroUsd -= write.costMicroUsd;
+    if (write.held) holdReservation(write.state, write.id, write.held);
   };
 
-  const committed = (batch: PendingWrite[], writes: number, refused: readonly string[]) => {
-    writesCommitted += writes;
-    if (refused.length > 0) {
-      const known = new Set(refused);
-      for (const pending of batch) {
-        if (pending.reserves !== undefined && known.has(pending.reserves)) {
-          writesCommitted -= 1;
-          pending.refuse?.();
-        }
+  /** Its batch is answered: the id is on disk now, or (failed) nowhere. */
+  const settled = (write: QueuedWrite): void => {
+    if (write.kind === "reserve") pendingReserved.delete(write.id);
+    else pendingFinished.delete(write.id);
+  };
+
+  /** Undoes `batch`'s writes, newest first, so memory agrees with the file again; fails it. */
+  const revert = (batch: QueuedBatch, error: SpendLedgerError): void => {
+    const { queued } = batch;
+    for (let index = queued.length - 1; index >= 0; index--) undo(queued[index]!);
+    for (const write of queued) settled(write);
+    batch.reject(error);
+  };
+
+  const committed = (batch: QueuedBatch, refused: readonly string[]) => {
+    writesCommitted += batch.queued.length;
+    const known = refused.length > 0 ? new Set(refused) : null;
+    for (const write of batch.queued) {
+      if (known !== null && write.kind === "reserve" && known.has(write.id)) {
+        // Before anything of the batch resolves: the reserve wrote nothing and holds nothing.
+        writesCommitted -= 1;
+        takeReservation(write.state, write.id);
+        Object.assign(write.result!, { admitted: false, ...totalsOf(write.state) });
       }
+      settled(write);
     }
-    settled(batch);
-    for (const pending of batch) pending.resolve();
+    batch.resolve();
   };
 
-  const failed = (batch: PendingWrite[], sweepUpToMs: number | null, cause: unknown) => {
-    // Nothing of the batch is on disk: take its effects back out of memory, newest first, so
-    // memory agrees with the file again, and fail every operation in it. Effects of writes
-    // queued behind it are additive and stay correct: none of them finishes a reservation of
-    // this batch, since a reservation is handed to its caller only after it committed.
+  const failed = (batch: QueuedBatch, sweepUpToMs: number | null, cause: unknown) => {
+    // Nothing of the batch is on disk: take its effects back out of memory and fail every
+    // operation in it. Effects of writes queued behind it are additive and stay correct: none
+    // of them finishes a reservation of this batch, since a reservation is handed to its caller
+    // only after it committed.
     if (sweepUpToMs !== null) expiredUpToMs = Math.max(expiredUpToMs ?? 0, sweepUpToMs);
-    for (let index = batch.length - 1; index >= 0; index--) batch[index]!.undo?.();
-    settled(batch);
-    const error = new SpendLedgerError({
-      code: "store_failure",
-      message: `SQLite spend store ${path}: committing ${batch.length} writes failed`,
-      cause,
-    });
-    for (const pending of batch) pending.reject(error);
+    revert(
+      batch,
+      new SpendLedgerError({
+        code: "store_failure",
+        message: `SQLite spend store ${path}: committing ${batch.queued.length} writes failed`,
+        cause,
+      }),
+    );
     if (committer.failure() !== null && broken === null) {
       // The commit thread died: whether this batch reached the disk is unknown, so the store
       // refuses everything from now on rather than admit against books it can no longer trust.
@@ -240,41 +277,33 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
         message: `SQLite spend store ${path}: the commit thread stopped`,
         cause: committer.failure(),
       });
-      const rest = queue;
-      queue = [];
-      for (let index = rest.length - 1; index >= 0; index--) rest[index]!.undo?.();
-      settled(rest);
-      for (const pending of rest) pending.reject(broken);
+      const rest = open;
+      open = null;
+      if (rest) revert(rest, broken);
     }
   };
 
   /**
-   * Hands what is queued to the commit thread as the next batch, without waiting for the
-   * batches before it: they commit in order (see {@link CommitThread}).
+   * Hands the turn's batch to the commit thread, without waiting for the batches before it:
+   * they commit in order (see {@link CommitThread}).
    */
   const dispatch = () => {
-    scheduled = false;
-    if (queue.length === 0) return;
-    const batch = queue;
-    queue = [];
-    const writes: BatchWrite[] = [];
-    for (const pending of batch) if (pending.write) writes.push(pending.write);
+    const batch = open;
+    open = null;
+    if (batch === null) return;
     const sweepUpToMs = expiredUpToMs;
     expiredUpToMs = null;
-    if (writes.length === 0 && sweepUpToMs === null) {
+    if (batch.writes.length === 0 && sweepUpToMs === null) {
       // Only waits: they resolve once everything handed over before them is answered.
-      const resolveAll = () => {
-        for (const pending of batch) pending.resolve();
-      };
-      if (inFlight === 0) resolveAll();
-      else void answered.then(resolveAll);
+      if (inFlight === 0) batch.resolve();
+      else void answered.then(batch.resolve);
       return;
     }
     inFlight += 1;
-    answered = committer.commit({ writes, sweepUpToMs }).then(
+    answered = committer.commit({ writes: batch.writes, sweepUpToMs }).then(
       (refused) => {
         inFlight -= 1;
-        committed(batch, writes.length, refused);
+        committed(batch, refused);
       },
       (cause: unknown) => {
         inFlight -= 1;
@@ -283,74 +312,64 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     );
   };
 
-  const push = (pending: PendingWrite) => {
-    queue.push(pending);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(dispatch);
-    }
+  /** The batch this turn queues into, opened (and its hand-over scheduled) on first use. */
+  const current = (): QueuedBatch => {
+    if (open !== null) return open;
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const answer = new Promise<void>((resolveAnswer, rejectAnswer) => {
+      resolve = resolveAnswer;
+      reject = rejectAnswer;
+    });
+    open = { writes: [], queued: [], answer, resolve, reject };
+    setImmediate(dispatch);
+    return open;
   };
 
-  const unusable = (): SpendLedgerError | null => broken ?? (closed ? closedError(path) : null);
+  /** Queues `write`'s bookkeeping; the caller has appended its wire form to `batch.writes`. */
+  const queue = (
+    batch: QueuedBatch,
+    kind: WriteKind,
+    id: string,
+    state: WindowState,
+    held: LiveReservation | undefined,
+    costMicroUsd: number,
+    result: StoreReserveResult | null,
+  ): void => {
+    batch.queued.push({ kind, id, state, held, costMicroUsd, result });
+  };
 
-  /**
-   * Queues a write for the next batch; resolves once it is durable with `value`, or with what
-   * `value()` returns then.
-   */
-  const enqueue = <T>(
-    value: T | (() => T),
-    write?: Omit<PendingWrite, "resolve" | "reject">,
-  ): Promise<T> =>
-    new Promise<T>((resolve, reject) =>
-      push({
-        ...write,
-        resolve: () => resolve(typeof value === "function" ? (value as () => T)() : value),
-        reject,
-      }),
-    );
+  /** Resolves with `value` once the current batch is durable: an answer that writes nothing. */
+  const afterBatch = <T>(value: T): Promise<T> => current().answer.then(() => value);
+
+  const unusable = (): SpendLedgerError | null => broken ?? (closed ? closedError(path) : null);
 
   const reserve = (request: StoreReserveRequest): Promise<StoreReserveResult> => {
     const refusal = unusable();
     if (refusal) return Promise.reject(refusal);
-    const { reservationId: id, rung, windowKey, amountMicroUsd: amount } = request;
+    const { reservationId: id, rung, windowKey, amountMicroUsd: amount, expiresAtMs } = request;
     const state = windowState(rung, windowKey);
     expire(state, request.nowMs);
     // Held already: the answer is the first reserve's, known once its batch is answered.
     if (state.live.has(id)) {
-      return enqueue(() => ({ admitted: state.live.has(id), ...totalsOf(state) }));
+      return current().answer.then(() => ({ admitted: state.live.has(id), ...totalsOf(state) }));
     }
-    if (isPending(id)) return enqueue({ admitted: false, ...totalsOf(state) });
+    if (isPending(id)) return afterBatch({ admitted: false, ...totalsOf(state) });
     if (!fitsBudget(state, amount, request.budgetMicroUsd)) {
       // A refusal writes nothing and depends only on durable or queued state.
       return Promise.resolve({ admitted: false, ...totalsOf(state) });
     }
-    holdReservation(state, id, { amountMicroUsd: amount, expiresAtMs: request.expiresAtMs });
+    holdReservation(state, id, { amountMicroUsd: amount, expiresAtMs });
     pendingReserved.add(id);
-    const result: StoreReserveResult = { admitted: true, ...totalsOf(state) };
-    return enqueue(result, {
-      reserves: id,
-      write: {
-        kind: "reserve",
-        id,
-        rung,
-        windowKey,
-        amountMicroUsd: amount,
-        expiresAtMs: request.expiresAtMs,
-      },
-      undo: () => {
-        takeReservation(state, id);
-      },
-      refuse: () => {
-        takeReservation(state, id);
-        Object.assign(result, { admitted: false, ...totalsOf(state) });
-      },
-    });
-  };
-
-  /** Takes a live reservation out of memory; returns an undo that puts it back. */
-  const takeLive = (state: WindowState, id: string): (() => void) | null => {
-    const held = takeReservation(state, id);
-    return held ? () => holdReservation(state, id, held) : null;
+    const result: StoreReserveResult = {
+      admitted: true,
+      spentMicroUsd: state.spentMicroUsd,
+      reservedMicroUsd: state.reservedMicroUsd,
+    };
+    const batch = current();
+    pushReserve(batch.writes, id, rung, windowKey, amount, expiresAtMs);
+    queue(batch, "reserve", id, state, undefined, 0, result);
+    return batch.answer.then(() => result);
   };
 
   const settle = (request: StoreSettleRequest): Promise<StoreSettleResult> => {
@@ -362,22 +381,20 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     expire(state, request.nowMs);
     // A reservation live in memory is finished neither in memory nor on disk: no reads needed.
     if (!state.live.has(id) && isFinished(id)) {
-      return enqueue({ booked: false, ...totalsOf(state) });
+      return afterBatch({ booked: false, ...totalsOf(state) });
     }
-    const putBack = takeLive(state, id);
+    const held = takeReservation(state, id);
     state.spentMicroUsd += record.costMicroUsd;
     pendingFinished.add(id);
-    return enqueue(
-      { booked: true, ...totalsOf(state) },
-      {
-        finishes: id,
-        write: { kind: "settle", id, record },
-        undo: () => {
-          state.spentMicroUsd -= record.costMicroUsd;
-          putBack?.();
-        },
-      },
-    );
+    const result: StoreSettleResult = {
+      booked: true,
+      spentMicroUsd: state.spentMicroUsd,
+      reservedMicroUsd: state.reservedMicroUsd,
+    };
+    const batch = current();
+    pushSettle(batch.writes, id, record);
+    queue(batch, "settle", id, state, held, record.costMicroUsd, null);
+    return batch.answer.then(() => result);
   };
 
   const release = (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {
@@ -387,25 +404,20 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     const state = windowState(rung, windowKey);
     expire(state, nowMs);
     if (!state.live.has(id) && isFinished(id)) {
-      return enqueue({ released: false, ...totalsOf(state) });
+      return afterBatch({ released: false, ...totalsOf(state) });
     }
-    const putBack = takeLive(state, id);
+    const held = takeReservation(state, id);
     pendingFinished.add(id);
-    return enqueue(
-      { released: putBack !== null, ...totalsOf(state) },
-      {
-        finishes: id,
-        write: { kind: "release", id, rung, windowKey, nowMs },
-        undo: () => putBack?.(),
-      },
-    );
+    const result: StoreReleaseResult = { released: held !== undefined, ...totalsOf(state) };
+    const batch = current();
+    pushRelease(batch.writes, id, rung, windowKey, nowMs);
+    queue(batch, "release", id, state, held, 0, null);
+    return batch.answer.then(() => result);
   };
 
   /** Resolves once nothing is queued or in flight (a failed batch counts as done). */
   const drain = (): Promise<void> =>
-    queue.length === 0 && inFlight === 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => push({ resolve, reject: () => resolve() }));
+    open === null && inFlight === 0 ? Promise.resolve() : afterBatch(undefined).catch(() => {});
 
   let closing: Promise<void> | null = null;
   return {
@@ -430,7 +442,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     commitStats: () => ({ batches: committer.transactions(), writes: writesCommitted }),
     flush: () => {
       if (broken) return Promise.reject(broken);
-      return queue.length === 0 && inFlight === 0 ? Promise.resolve() : enqueue(undefined);
+      return open === null && inFlight === 0 ? Promise.resolve() : afterBatch(undefined);
     },
     close() {
       closing ??= (async () => {
