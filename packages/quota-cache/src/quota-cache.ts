@@ -460,14 +460,14 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     if (!observation) return;
     const held = evidenceRecords(connectionId);
     const count = observation.overageCount;
-    const heldCounts = held.flatMap((h) => (h.overageCount === undefined ? [] : [h.overageCount]));
-    if (count !== undefined && heldCounts.length > 0 && count > Math.max(...heldCounts)) {
+    const heldCount = count === undefined ? undefined : highestOverageCount(held);
+    if (count !== undefined && heldCount !== undefined && count > heldCount) {
       // Premium requests were billed since the last reading: proof the account bills (E1).
       putEvidence(connectionId, {
         evidence: "on",
         observedAt: observation.observedAt,
         source: "copilot-overage-count",
-        detail: `overage_count ${Math.max(...heldCounts)} → ${count}`,
+        detail: `overage_count ${heldCount} → ${count}`,
         overageCount: count,
       });
     }
@@ -557,4 +557,14 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     isProbeInFlight,
     knownResets,
   };
+}
+
+/** The highest `overageCount` among `held`, or undefined when none carries one. */
+function highestOverageCount(held: readonly OverageObservation[]): number | undefined {
+  let highest: number | undefined;
+  for (const observation of held) {
+    const count = observation.overageCount;
+    if (count !== undefined && (highest === undefined || count > highest)) highest = count;
+  }
+  return highest;
 }
