@@ -31,7 +31,9 @@ export interface RedisSpendStoreOptions {
    * An existing ioredis client to run commands on. The store does not quit it on `close()`; it
    * quits only the subscriber connection it duplicates from it, and adds an `error` listener.
    * Give it `commandTimeout`, `maxRetriesPerRequest: 0` and
-   * `enableOfflineQueue: false` to get the store's own pipelining and outage behaviour.
+   * `enableOfflineQueue: false` to get the store's own pipelining and outage behaviour. Other
+   * commands sent on it in a turn where the store sends one leave in the same socket write, at
+   * the end of that turn.
    */
   client?: Redis;
   /**
