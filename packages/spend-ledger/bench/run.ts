@@ -3,8 +3,10 @@
 // Redis; default 127.0.0.1:6379). Each in-flight row is a closed loop: `width` workers each
 // reserve, then settle, then start over, until `pairs` pairs are done. "reserve p50/p99" is what a
 // request waits before it may call the upstream; "pair" adds the settle (which the gateway
-// need not wait for). "main busy µs/pair" is the event-loop time each pair costs the main thread.
-import { mkdtempSync, rmSync } from "node:fs";
+// need not wait for). "main busy µs/pair" is the event-loop time each pair costs the main thread;
+// "main cpu µs/pair" is the main thread's own CPU time per pair (Linux only), which leaves out the
+// time the thread was not running, so it is the steadier figure on a shared machine.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,6 +25,19 @@ import { createSqliteSpendStore } from "../src/sqlite";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const usage = { model: "gpt-4.1-mini", inputTokens: 1200, outputTokens: 300 };
 
+/**
+ * Nanoseconds the main thread has run on a CPU (the first field of its schedstat; the main
+ * thread's id is the process id), or null where the kernel does not say.
+ */
+function mainThreadCpuNs(): number | null {
+  try {
+    const schedstat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8");
+    return Number(schedstat.split(" ")[0]);
+  } catch {
+    return null;
+  }
+}
+
 interface LoopResult {
   pairs: number;
   pairsPerSec: number;
@@ -32,6 +47,8 @@ interface LoopResult {
   unavailable: number;
   /** Time the main thread's event loop was busy, per pair, in µs: what a gateway cannot serve. */
   busyUsPerPair: number;
+  /** CPU time of the main thread per pair, in µs; null where it cannot be read. */
+  cpuUsPerPair: number | null;
 }
 
 /** `width` workers doing reserve → settle pairs until `pairs` are done (after `warmup` pairs). */
@@ -87,9 +104,11 @@ async function closedLoop(
   await run(warmup, false);
   const t0 = performance.now();
   const loop0 = performance.eventLoopUtilization();
+  const cpu0 = mainThreadCpuNs();
   await run(pairs, true);
   const elapsedMs = performance.now() - t0;
   const loop = performance.eventLoopUtilization(loop0);
+  const cpu1 = mainThreadCpuNs();
   reserveMs.sort((a, b) => a - b);
   pairMs.sort((a, b) => a - b);
   return {
@@ -99,6 +118,7 @@ async function closedLoop(
     pairMs,
     unavailable,
     busyUsPerPair: (loop.active * 1000) / pairs,
+    cpuUsPerPair: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / 1000 / pairs,
   };
 }
 
@@ -114,6 +134,7 @@ const add = (name: string, width: number, result: LoopResult) => {
     quantile(result.pairMs, 0.5).toFixed(3),
     quantile(result.pairMs, 0.99).toFixed(3),
     result.busyUsPerPair.toFixed(1),
+    result.cpuUsPerPair === null ? "-" : result.cpuUsPerPair.toFixed(1),
     String(result.unavailable),
   ]);
 };
@@ -172,6 +193,7 @@ printTable(
     "pair p50 ms",
     "pair p99 ms",
     "main busy µs/pair",
+    "main cpu µs/pair",
     "unavailable",
   ],
   rows,
