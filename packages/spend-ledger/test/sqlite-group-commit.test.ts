@@ -137,6 +137,56 @@ describe("SQLite group commit", () => {
     await store.close();
   });
 
+  it("a batch of a reserve, a settle and a release commits each as decided, or puts each back", async () => {
+    const path = join(temp.dir, "mixed.db");
+    const store = createSqliteSpendStore({ path, busyTimeoutMs: 20 });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const toSettle = await ledger.reserve(request(1, 0.2));
+    const toRelease = await ledger.reserve(request(2, 0.3));
+    if (isRefusal(toSettle) || isRefusal(toRelease)) throw new Error("refused");
+
+    const blocker = new Database(path);
+    blocker.exec("BEGIN IMMEDIATE");
+    const failing = [
+      ledger.reserve(request(3, 0.1)),
+      ledger.settle(toSettle, 0.05, usage),
+      ledger.release(toRelease),
+    ];
+    expect(ledger.reservedUsd("cheap")).toBe(0.1);
+    expect(ledger.spentUsd("cheap")).toBe(0.05);
+    for (const operation of failing) {
+      await expect(operation).rejects.toMatchObject({ code: "store_failure" });
+    }
+    // Memory agrees with the file again: both reservations held, nothing spent.
+    expect(ledger.reservedUsd("cheap")).toBe(0.5);
+    expect(ledger.spentUsd("cheap")).toBe(0);
+    blocker.exec("ROLLBACK");
+    blocker.close();
+
+    const before = store.commitStats();
+    const [settled, released, reserved] = await Promise.all([
+      ledger.settle(toSettle, 0.05, usage),
+      ledger.release(toRelease),
+      ledger.reserve(request(4, 0.1)),
+    ]);
+    expect(settled.booked).toBe(true);
+    expect(released).toEqual({ released: true });
+    if (isRefusal(reserved)) throw new Error("refused");
+    expect(store.commitStats()).toEqual({ batches: before.batches + 1, writes: before.writes + 3 });
+    const reader = new Database(path, { readonly: true });
+    const states = reader
+      .prepare("SELECT id, state FROM spend_reservation ORDER BY rowid")
+      .all() as { id: string; state: string }[];
+    reader.close();
+    expect(states).toEqual([
+      { id: toSettle.id, state: "settled" },
+      { id: toRelease.id, state: "released" },
+      { id: reserved.id, state: "live" },
+    ]);
+    expect((await ledger.records()).map((record) => record.reservationId)).toEqual([toSettle.id]);
+    await store.close();
+  });
+
   it("a reserve of an id the file already knows is refused by its batch and holds nothing", async () => {
     const path = join(temp.dir, "known-id.db");
     const store = createSqliteSpendStore({ path });
