@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { BUDGET_WINDOWS, type BudgetWindow, createWindowKeyer } from "./budget-window";
 import { invalidArgument, requireNonEmptyString, requireNonNegativeInteger } from "./errors";
 import { type MicroRounding, type MicroUsd, microToUsd, usdToMicro } from "./money";
+import { newReservationId } from "./reservation-id";
 import type { SpendRecord, SpendRecordQuery } from "./spend-record";
 import type { SpendStore, WindowTotals } from "./spend-store";
 
@@ -240,7 +240,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         return refusal("budget_disabled", rung, store.totals(rung, windowKey, reservedAtMs));
       }
       const reservation: Reservation = {
-        id: randomUUID(),
+        id: newReservationId(reservedAtMs),
         rung,
         windowKey,
         connectionId,
