@@ -326,7 +326,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     return open;
   };
 
-  /** Queues `write`'s bookkeeping; the caller has appended its wire form to `batch.writes`. */
+  /** Notes what a write did in memory, for its batch's answer; its wire form is in `batch.writes`. */
   const queue = (
     batch: QueuedBatch,
     kind: WriteKind,
