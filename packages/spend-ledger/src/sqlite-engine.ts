@@ -326,7 +326,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     return open;
   };
 
-  /** Notes what a write did in memory, for its batch's answer; its wire form is in `batch.writes`. */
+  /** Notes what a write did in memory, for its batch's answer (its wire form is in `writes`). */
   const queue = (
     batch: QueuedBatch,
     kind: WriteKind,
