@@ -1,3 +1,4 @@
+export { createUndiciUpstreamClient } from "./undici-client";
 export {
   type AbortListener,
   type AbortSignalLike,

@@ -2,19 +2,18 @@ import { createServer } from "node:net";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSseParser } from "../protocols";
+import { createUndiciUpstreamClient } from "./undici-client";
 import { type ChunkReader, createUpstreamClient, type UpstreamRequest } from "./upstream-client";
 import { UpstreamError } from "./upstream-error";
 
 const SECRET = "sk-test-secret-credential-0001";
 
 let upstream: FakeUpstream;
-const client = createUpstreamClient();
 
 beforeAll(async () => {
   upstream = await startFakeUpstream({ protocol: "openai" });
 });
 afterAll(async () => {
-  client.close();
   await upstream.close();
 });
 beforeEach(() => upstream.reset());
@@ -59,7 +58,14 @@ async function drain(reader: ChunkReader): Promise<string> {
   return text;
 }
 
-describe("createUpstreamClient", () => {
+// Both implementations of the one contract: node:http (the default) and undici.
+describe.each([
+  { name: "createUpstreamClient (node:http)", createClient: createUpstreamClient },
+  { name: "createUndiciUpstreamClient", createClient: createUndiciUpstreamClient },
+])("$name", ({ createClient }) => {
+  const client = createClient();
+  afterAll(() => client.close());
+
   it("sends the serialised body and returns status, lower-case headers and JSON", async () => {
     upstream.script([{ headers: { "X-RateLimit-Remaining-Requests": "4999" } }]);
     const response = await client.send(request({}));
