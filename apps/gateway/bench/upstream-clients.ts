@@ -1,12 +1,21 @@
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { printTable } from "@planfirst/bench";
 import { Pool } from "undici";
-import { createUpstreamClient } from "../src/upstream";
+import {
+  createUndiciUpstreamClient,
+  createUpstreamClient,
+  type UpstreamClient,
+} from "../src/upstream";
+import type { ChildReport } from "./child";
 
-// The gateway's upstream client (node:http, hand-written) against undici 7's `Pool` doing the
-// same job: POST a serialised body, wait for the headers within a header timeout, read the body
-// within an idle (body) timeout, give an unread body back with `dump()`. Both run in this
-// process as closed loops (`CONNECTIONS` calls in flight) against the instant upstream in its
-// own process, taking turns (A B A B) so drifting machine load hits both alike.
+// The gateway's two `UpstreamClient` implementations (node:http, hand-written, and the one on
+// undici 7) doing the same job: POST a serialised body, wait for the headers within a header
+// timeout, read the body within an idle (body) timeout. undici 7's bare `Pool` doing that job is
+// the third row, as a ceiling. All run in this process as closed loops (`CONNECTIONS` calls in
+// flight) against the instant upstream in its own process, taking turns (A B C A B C) so
+// drifting machine load hits all alike. Alone (no gateways):
+//   cd apps/gateway && npx tsx --conditions=@planfirst/source bench/upstream-clients.ts [seconds]
 
 const CONNECTIONS = 32;
 const ROUNDS = 2;
@@ -21,8 +30,7 @@ const body = (stream: boolean) =>
 
 type Call = (stream: boolean) => Promise<void>;
 
-function nodeHttpCall(url: string): { call: Call; close(): void } {
-  const client = createUpstreamClient();
+function gatewayClientCall(url: string, client: UpstreamClient): { call: Call; close(): void } {
   const headers = { "content-type": "application/json", authorization: "Bearer bench" };
   return {
     async call(stream) {
@@ -78,6 +86,7 @@ function undiciCall(url: string): { call: Call; close(): void } {
 
 async function closedLoop(call: Call, stream: boolean, durationMs: number) {
   const cpuBefore = process.cpuUsage();
+  const loopBefore = performance.eventLoopUtilization();
   const started = performance.now();
   let done = 0;
   let failed = 0;
@@ -94,19 +103,30 @@ async function closedLoop(call: Call, stream: boolean, durationMs: number) {
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   const elapsedS = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  return { rate: done / elapsedS, cpuPerCall: (cpu.user + cpu.system) / done, failed };
+  const loop = performance.eventLoopUtilization(loopBefore);
+  return {
+    rate: done / elapsedS,
+    cpuPerCall: (cpu.user + cpu.system) / done,
+    // The main thread's busy time (ms) per call, in µs: steadier than rates on a shared machine.
+    loopPerCall: (loop.active * 1000) / done,
+    failed,
+  };
 }
 
 /**
- * Measures both clients against `chatUrl` (the instant upstream's chat completions URL) for
- * `durationS` seconds per turn, non-stream and stream, and prints one table.
+ * Measures the clients against `chatUrl` (the instant upstream's chat completions URL) for
+ * `durationS` seconds per case, non-stream and stream, and prints one table.
  */
 export async function benchUpstreamClients(chatUrl: string, durationS: number): Promise<void> {
   const clients = {
-    "node:http (today)": nodeHttpCall(chatUrl),
-    "undici 7 Pool": undiciCall(chatUrl),
+    "createUpstreamClient (node:http)": gatewayClientCall(chatUrl, createUpstreamClient()),
+    createUndiciUpstreamClient: gatewayClientCall(chatUrl, createUndiciUpstreamClient()),
+    "bare undici 7 Pool": undiciCall(chatUrl),
   };
-  const totals = new Map<string, { rate: number; cpu: number; failed: number; turns: number }>();
+  const totals = new Map<
+    string,
+    { rate: number; cpu: number; loop: number; failed: number; turns: number }
+  >();
   for (const stream of [false, true]) {
     for (const client of Object.values(clients)) {
       // Warm both pools before anything is measured.
@@ -116,9 +136,10 @@ export async function benchUpstreamClients(chatUrl: string, durationS: number): 
       for (const [name, client] of Object.entries(clients)) {
         const result = await closedLoop(client.call, stream, (durationS * 1000) / ROUNDS);
         const key = `${name}\u0000${stream}`;
-        const total = totals.get(key) ?? { rate: 0, cpu: 0, failed: 0, turns: 0 };
+        const total = totals.get(key) ?? { rate: 0, cpu: 0, loop: 0, failed: 0, turns: 0 };
         total.rate += result.rate;
         total.cpu += result.cpuPerCall;
+        total.loop += result.loopPerCall;
         total.failed += result.failed;
         total.turns += 1;
         totals.set(key, total);
@@ -127,7 +148,7 @@ export async function benchUpstreamClients(chatUrl: string, durationS: number): 
   }
   for (const client of Object.values(clients)) client.close();
   printTable(
-    ["upstream client", "mode", "calls/s", "CPU µs/call", "errors"],
+    ["upstream client", "mode", "calls/s", "CPU µs/call", "main thread µs/call", "errors"],
     [...totals].map(([key, total]) => {
       const [name, stream] = key.split("\u0000");
       return [
@@ -135,8 +156,26 @@ export async function benchUpstreamClients(chatUrl: string, durationS: number): 
         stream === "true" ? "stream" : "non-stream",
         (total.rate / total.turns).toFixed(0),
         (total.cpu / total.turns).toFixed(0),
+        (total.loop / total.turns).toFixed(0),
         String(total.failed),
       ];
     }),
   );
 }
+
+/** Run alone: the instant upstream in a child process, then the table. */
+async function main(): Promise<void> {
+  const durationS = Number(process.argv[2] ?? 8);
+  const child = fork(fileURLToPath(new URL("./child.ts", import.meta.url)), ["upstream"], {
+    execArgv: ["--conditions=@planfirst/source", "--import", import.meta.resolve("tsx")],
+  });
+  const url = await new Promise<string>((resolve) => {
+    child.on("message", (report: ChildReport) => {
+      if (report.type === "listening") resolve(report.url);
+    });
+  });
+  await benchUpstreamClients(`${url}/chat/completions`, durationS);
+  child.send({ type: "close" });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
