@@ -9,7 +9,10 @@ import {
 } from "../src/upstream";
 
 /** What the raw server does with the n-th request (1-based) it reads on a connection. */
-type Behaviour = (requestOnConnection: number, connection: number) => "answer" | "destroy" | "hang";
+type Behaviour = (
+  requestOnConnection: number,
+  connection: number,
+) => "answer" | "answer-close" | "destroy" | "hang";
 
 /** A raw TCP server speaking just enough HTTP/1.1 to count every request it fully read. */
 interface RawUpstream {
@@ -17,6 +20,10 @@ interface RawUpstream {
   /** Requests read in full (headers and body), in order: method and path. */
   hits: string[];
   connections: number;
+  /** Resolves once `count` requests were read in full. */
+  hitsReached(count: number): Promise<void>;
+  /** Resolves once `count` connections have closed. */
+  closesReached(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,9 +31,29 @@ async function startRawUpstream(behaviour: Behaviour): Promise<RawUpstream> {
   const hits: string[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
+  let closes = 0;
+  // Waiters on the counts: woken on every change, each checks its own condition.
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const until = (reached: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!reached()) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
   const server: Server = createServer((socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      closes += 1;
+      wake();
+    });
     socket.on("error", () => {});
     const connection = ++connections;
     let seen = 0;
@@ -43,6 +70,7 @@ async function startRawUpstream(behaviour: Behaviour): Promise<RawUpstream> {
         const [method, path] = head.split(" ");
         hits.push(`${method} ${path}`);
         seen += 1;
+        wake();
         const action = behaviour(seen, connection);
         if (action === "destroy") {
           socket.destroy();
@@ -53,6 +81,8 @@ async function startRawUpstream(behaviour: Behaviour): Promise<RawUpstream> {
         socket.write(
           `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n\r\n${body}`,
         );
+        // Closes the connection while the client holds it as idle and reusable.
+        if (action === "answer-close") socket.end();
       }
     });
   });
@@ -64,6 +94,8 @@ async function startRawUpstream(behaviour: Behaviour): Promise<RawUpstream> {
     get connections() {
       return connections;
     },
+    hitsReached: (count) => until(() => hits.length >= count),
+    closesReached: (count) => until(() => closes >= count),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -84,7 +116,13 @@ describe.each([
   { name: "undici", createClient: createUndiciUpstreamClient },
 ])(
   "$name upstream client",
-  ({ createClient }: { createClient: (options: UpstreamClientOptions) => UpstreamClient }) => {
+  ({
+    name,
+    createClient,
+  }: {
+    name: string;
+    createClient: (options: UpstreamClientOptions) => UpstreamClient;
+  }) => {
     function client(): UpstreamClient {
       const created = createClient({ maxSockets: 1 });
       clients.push(created);
@@ -135,6 +173,50 @@ describe.each([
         expect(raw.hits).toEqual(["GET /usage", "GET /usage", "GET /usage"]);
         expect(raw.connections).toBe(2);
       });
+    });
+
+    describe("a socket the upstream closed or a call given up", () => {
+      it("sends a POST once, on a new socket, after the upstream closed the idle one", async () => {
+        const raw = await upstream((n, connection) =>
+          connection === 1 && n === 1 ? "answer-close" : "answer",
+        );
+        const http = client();
+        await (await http.send(POST(raw.url))).text();
+        await raw.closesReached(1);
+        const second = await http.send(POST(raw.url));
+        expect(await second.json()).toEqual({ ok: true });
+        expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/chat/completions"]);
+        expect(raw.connections).toBe(2);
+      });
+
+      // undici only: node:http's ClientRequest holds the error of a request destroyed while it
+      // waits for an Agent socket until a socket is free, so that call rejects late.
+      it.runIf(name === "undici")(
+        "never sends a POST aborted while it waited for the only socket",
+        async () => {
+          const raw = await upstream((_n, connection) => (connection === 1 ? "hang" : "answer"));
+          const http = client();
+          const first = new AbortController();
+          const hanging = http.send({ ...POST(raw.url), signal: first.signal });
+          await raw.hitsReached(1);
+          const queued = new AbortController();
+          const waiting = http.send({
+            ...POST(raw.url),
+            url: `${raw.url}/v1/queued`,
+            signal: queued.signal,
+          });
+          queued.abort();
+          const failure = await waiting.catch((error: unknown) => error);
+          expect((failure as UpstreamError).code).toBe("aborted");
+          first.abort();
+          expect(((await hanging.catch((error: unknown) => error)) as UpstreamError).code).toBe(
+            "aborted",
+          );
+          const last = await http.send({ ...POST(raw.url), url: `${raw.url}/v1/last` });
+          expect(await last.json()).toEqual({ ok: true });
+          expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/last"]);
+        },
+      );
     });
 
     describe("firstByteTimeoutMs", () => {
