@@ -531,7 +531,12 @@ class UndiciUpstreamResponse implements UpstreamResponse {
         return;
       case "drain":
         this.drainedBytes += chunk.length;
-        if (this.drainedBytes > DRAIN_LIMIT_BYTES) this.controller.abort(cutBody());
+        if (this.drainedBytes > DRAIN_LIMIT_BYTES) {
+          // Not from inside undici's parser callback: an abort there can meet the end of the
+          // message in the same buffer. Pausing stops the parser; the cut follows at once.
+          this.controller.pause();
+          queueMicrotask(() => this.controller.abort(cutBody()));
+        }
         return;
       default: {
         const resolve = this.resolveNext;

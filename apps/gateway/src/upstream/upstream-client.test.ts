@@ -93,6 +93,21 @@ describe.each([
     expect(upstream.hits[0]!.remotePort).toBe(upstream.hits[1]!.remotePort);
   });
 
+  it("cuts a large unread body on discard() rather than draining it", async () => {
+    // One socket: had the body been drained, the next request would reuse it.
+    const single = createClient({ maxSockets: 1 });
+    const chunks = Array.from({ length: 400 }, (_, i) => `${i}:${"x".repeat(500)}`);
+    upstream.script([{ stream: { chunks } }, {}]);
+    try {
+      (await single.send(request({ stream: true }))).discard();
+      const next = await single.send(request({}));
+      expect(await next.json()).toMatchObject({ object: "chat.completion" });
+      expect(upstream.hits[0]!.remotePort).not.toBe(upstream.hits[1]!.remotePort);
+    } finally {
+      single.close();
+    }
+  });
+
   it("rejects with timeout when headers do not arrive within timeoutMs, without the credential", async () => {
     upstream.script([{ delayMs: 1_000 }]);
     const error = await rejection(client.send(request({}, { timeoutMs: 100 })));
