@@ -21,8 +21,8 @@ const MAX_CACHED_TARGETS = 256;
  * why not undici's `Pool`), each request handed to `Client.dispatch()` with a handler of its own
  * (no `Readable` per response).
  *
- * Options: `maxSockets` is the number of clients per origin (default 64). `keepAliveMsecs` is the TCP
- * keep-alive probe delay, passed as `connect.keepAliveInitialDelay` (default 1000). Unlike
+ * Options: `maxSockets` is the number of clients per origin (default 64). `keepAliveMsecs` is
+ * the TCP keep-alive probe delay, passed as `connect.keepAliveInitialDelay` (default 1000). Unlike
  * node:http's Agent, undici also closes a socket left idle longer than its keep-alive timeout
  * (4 s, or the server's `Keep-Alive: timeout` hint less 2 s); node:http keeps idle sockets until
  * the server closes them.
@@ -52,6 +52,9 @@ const MAX_CACHED_TARGETS = 256;
  *   `Client` of its own (a new socket, closed once that response is done), never on another
  *   pooled socket that might be stale too. This client cannot tell a reused socket from a new
  *   one, so it also re-sends a GET whose first socket broke; a GET cannot bill twice.
+ * - A call given up (signal, header timeout) before undici wrote it is aborted from
+ *   `onRequestStart`, which `writeH1()` calls before it writes and after which it checks
+ *   `request.aborted`; one still waiting in {@link OriginPool} never reaches undici.
  *
  * Errors map to {@link UpstreamError}: undici's connect timeout (10 s) is `timeout`, an abort is
  * `aborted`, anything else `network`; messages carry the origin and an error code only, never a
