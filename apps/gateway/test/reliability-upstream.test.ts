@@ -1,12 +1,6 @@
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createUndiciUpstreamClient,
-  createUpstreamClient,
-  type UpstreamClient,
-  type UpstreamClientOptions,
-  UpstreamError,
-} from "../src/upstream";
+import { createUpstreamClient, type UpstreamClient, UpstreamError } from "../src/upstream";
 
 /** What the raw server does with the n-th request (1-based) it reads on a connection. */
 type Behaviour = (
@@ -110,126 +104,108 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-// Both implementations of the one contract: node:http (the default) and undici.
-describe.each([
-  { name: "node:http", createClient: createUpstreamClient },
-  { name: "undici", createClient: createUndiciUpstreamClient },
-])(
-  "$name upstream client",
-  ({
-    name,
-    createClient,
-  }: {
-    name: string;
-    createClient: (options: UpstreamClientOptions) => UpstreamClient;
-  }) => {
-    function client(): UpstreamClient {
-      const created = createClient({ maxSockets: 1 });
-      clients.push(created);
-      return created;
-    }
+describe("upstream client", () => {
+  function client(): UpstreamClient {
+    const created = createUpstreamClient({ maxSockets: 1 });
+    clients.push(created);
+    return created;
+  }
 
-    async function upstream(behaviour: Behaviour): Promise<RawUpstream> {
-      const started = await startRawUpstream(behaviour);
-      servers.push(started);
-      return started;
-    }
+  async function upstream(behaviour: Behaviour): Promise<RawUpstream> {
+    const started = await startRawUpstream(behaviour);
+    servers.push(started);
+    return started;
+  }
 
-    const POST = (url: string) => ({
-      url: `${url}/v1/chat/completions`,
-      headers: { "content-type": "application/json" },
-      body: '{"model":"m","messages":[]}',
-      timeoutMs: 10_000,
-    });
+  const POST = (url: string) => ({
+    url: `${url}/v1/chat/completions`,
+    headers: { "content-type": "application/json" },
+    body: '{"model":"m","messages":[]}',
+    timeoutMs: 10_000,
+  });
 
-    describe("no duplicate paid sends", () => {
-      it("does not re-send a POST the upstream read before it reset a reused socket: one hit", async () => {
-        // The second request on the first connection is read in full, then the socket is destroyed:
-        // the upstream may have billed it, so it must not be sent again on a new socket.
-        const raw = await upstream((n, connection) =>
-          connection === 1 && n === 2 ? "destroy" : "answer",
-        );
-        const http = client();
-        const first = await http.send(POST(raw.url));
-        expect(first.status).toBe(200);
-        await first.text();
-        const failure = await http.send(POST(raw.url)).catch((error: unknown) => error);
-        expect(UpstreamError.isInstance(failure)).toBe(true);
-        expect((failure as UpstreamError).code).toBe("network");
-        expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/chat/completions"]);
-        expect(raw.connections).toBe(1);
-      });
-
-      it("still re-sends an idempotent GET on a fresh socket after the same reset", async () => {
-        const raw = await upstream((n, connection) =>
-          connection === 1 && n === 2 ? "destroy" : "answer",
-        );
-        const http = client();
-        const get = { ...POST(raw.url), url: `${raw.url}/usage`, method: "GET" as const, body: "" };
-        await (await http.send(get)).text();
-        const second = await http.send(get);
-        expect(second.status).toBe(200);
-        expect(await second.json()).toEqual({ ok: true });
-        expect(raw.hits).toEqual(["GET /usage", "GET /usage", "GET /usage"]);
-        expect(raw.connections).toBe(2);
-      });
-    });
-
-    describe("a socket the upstream closed or a call given up", () => {
-      it("sends a POST once, on a new socket, after the upstream closed the idle one", async () => {
-        const raw = await upstream((n, connection) =>
-          connection === 1 && n === 1 ? "answer-close" : "answer",
-        );
-        const http = client();
-        await (await http.send(POST(raw.url))).text();
-        await raw.closesReached(1);
-        const second = await http.send(POST(raw.url));
-        expect(await second.json()).toEqual({ ok: true });
-        expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/chat/completions"]);
-        expect(raw.connections).toBe(2);
-      });
-
-      // undici only: node:http's ClientRequest holds the error of a request destroyed while it
-      // waits for an Agent socket until a socket is free, so that call rejects late.
-      it.runIf(name === "undici")(
-        "never sends a POST aborted while it waited for the only socket",
-        async () => {
-          const raw = await upstream((_n, connection) => (connection === 1 ? "hang" : "answer"));
-          const http = client();
-          const first = new AbortController();
-          const hanging = http.send({ ...POST(raw.url), signal: first.signal });
-          await raw.hitsReached(1);
-          const queued = new AbortController();
-          const waiting = http.send({
-            ...POST(raw.url),
-            url: `${raw.url}/v1/queued`,
-            signal: queued.signal,
-          });
-          queued.abort();
-          const failure = await waiting.catch((error: unknown) => error);
-          expect((failure as UpstreamError).code).toBe("aborted");
-          first.abort();
-          expect(((await hanging.catch((error: unknown) => error)) as UpstreamError).code).toBe(
-            "aborted",
-          );
-          const last = await http.send({ ...POST(raw.url), url: `${raw.url}/v1/last` });
-          expect(await last.json()).toEqual({ ok: true });
-          expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/last"]);
-        },
+  describe("no duplicate paid sends", () => {
+    it("does not re-send a POST the upstream read before it reset a reused socket: one hit", async () => {
+      // The second request on the first connection is read in full, then the socket is destroyed:
+      // the upstream may have billed it, so it must not be sent again on a new socket.
+      const raw = await upstream((n, connection) =>
+        connection === 1 && n === 2 ? "destroy" : "answer",
       );
+      const http = client();
+      const first = await http.send(POST(raw.url));
+      expect(first.status).toBe(200);
+      await first.text();
+      const failure = await http.send(POST(raw.url)).catch((error: unknown) => error);
+      expect(UpstreamError.isInstance(failure)).toBe(true);
+      expect((failure as UpstreamError).code).toBe("network");
+      expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/chat/completions"]);
+      expect(raw.connections).toBe(1);
     });
 
-    describe("firstByteTimeoutMs", () => {
-      it("gives up waiting for the headers after firstByteTimeoutMs, well before timeoutMs", async () => {
-        const raw = await upstream(() => "hang");
-        const failure = await client()
-          .send({ ...POST(raw.url), timeoutMs: 600_000, firstByteTimeoutMs: 50 })
-          .catch((error: unknown) => error);
-        expect(UpstreamError.isInstance(failure)).toBe(true);
-        expect((failure as UpstreamError).code).toBe("timeout");
-        expect((failure as UpstreamError).message).toContain("within 50 ms");
-        expect(raw.hits).toHaveLength(1);
-      });
+    it("still re-sends an idempotent GET on a fresh socket after the same reset", async () => {
+      const raw = await upstream((n, connection) =>
+        connection === 1 && n === 2 ? "destroy" : "answer",
+      );
+      const http = client();
+      const get = { ...POST(raw.url), url: `${raw.url}/usage`, method: "GET" as const, body: "" };
+      await (await http.send(get)).text();
+      const second = await http.send(get);
+      expect(second.status).toBe(200);
+      expect(await second.json()).toEqual({ ok: true });
+      expect(raw.hits).toEqual(["GET /usage", "GET /usage", "GET /usage"]);
+      expect(raw.connections).toBe(2);
     });
-  },
-);
+  });
+
+  describe("a socket the upstream closed or a call given up", () => {
+    it("sends a POST once, on a new socket, after the upstream closed the idle one", async () => {
+      const raw = await upstream((n, connection) =>
+        connection === 1 && n === 1 ? "answer-close" : "answer",
+      );
+      const http = client();
+      await (await http.send(POST(raw.url))).text();
+      await raw.closesReached(1);
+      const second = await http.send(POST(raw.url));
+      expect(await second.json()).toEqual({ ok: true });
+      expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/chat/completions"]);
+      expect(raw.connections).toBe(2);
+    });
+
+    it("never sends a POST aborted while it waited for the only socket", async () => {
+      const raw = await upstream((_n, connection) => (connection === 1 ? "hang" : "answer"));
+      const http = client();
+      const first = new AbortController();
+      const hanging = http.send({ ...POST(raw.url), signal: first.signal });
+      await raw.hitsReached(1);
+      const queued = new AbortController();
+      const waiting = http.send({
+        ...POST(raw.url),
+        url: `${raw.url}/v1/queued`,
+        signal: queued.signal,
+      });
+      queued.abort();
+      const failure = await waiting.catch((error: unknown) => error);
+      expect((failure as UpstreamError).code).toBe("aborted");
+      first.abort();
+      expect(((await hanging.catch((error: unknown) => error)) as UpstreamError).code).toBe(
+        "aborted",
+      );
+      const last = await http.send({ ...POST(raw.url), url: `${raw.url}/v1/last` });
+      expect(await last.json()).toEqual({ ok: true });
+      expect(raw.hits).toEqual(["POST /v1/chat/completions", "POST /v1/last"]);
+    });
+  });
+
+  describe("firstByteTimeoutMs", () => {
+    it("gives up waiting for the headers after firstByteTimeoutMs, well before timeoutMs", async () => {
+      const raw = await upstream(() => "hang");
+      const failure = await client()
+        .send({ ...POST(raw.url), timeoutMs: 600_000, firstByteTimeoutMs: 50 })
+        .catch((error: unknown) => error);
+      expect(UpstreamError.isInstance(failure)).toBe(true);
+      expect((failure as UpstreamError).code).toBe("timeout");
+      expect((failure as UpstreamError).message).toContain("within 50 ms");
+      expect(raw.hits).toHaveLength(1);
+    });
+  });
+});

@@ -1,12 +1,11 @@
-export { createUndiciUpstreamClient } from "./undici-client";
-export {
-  type AbortListener,
-  type AbortSignalLike,
-  type ChunkReader,
-  createUpstreamClient,
-  type UpstreamClient,
-  type UpstreamClientOptions,
-  type UpstreamRequest,
-  type UpstreamResponse,
-} from "./upstream-client";
+export { createUpstreamClient } from "./upstream-client";
 export { UpstreamError, type UpstreamErrorCode } from "./upstream-error";
+export type {
+  AbortListener,
+  AbortSignalLike,
+  ChunkReader,
+  UpstreamClient,
+  UpstreamClientOptions,
+  UpstreamRequest,
+  UpstreamResponse,
+} from "./upstream-types";

@@ -1,138 +1,98 @@
-import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import https from "node:https";
-import type { Socket } from "node:net";
+import { Client, type Dispatcher } from "undici";
 import { UpstreamError } from "./upstream-error";
-
-/**
- * What an abort signal calls: a function, or an object whose `handleEvent()` it calls (as
- * `EventTarget` does), which lets a per-request object listen without a closure of its own.
- */
-export type AbortListener = (() => void) | { handleEvent(): void };
-
-/**
- * The part of `AbortSignal` the client reads; an `AbortSignal` is one. Lets a server hand in a
- * cheaper "client went away" flag than a full `AbortController` per request.
- */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  addEventListener(type: "abort", listener: AbortListener, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: AbortListener): void;
-}
-
-/** One upstream call; the body is already serialised (no JSON pass happens here). */
-export interface UpstreamRequest {
-  url: string;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
-  body: string | Buffer;
-  /** Whole request until the response headers arrive, milliseconds. */
-  timeoutMs: number;
-  /**
-   * A shorter wait for the response headers (the first byte), milliseconds; the header wait is
-   * the smaller of this and `timeoutMs`. Default none.
-   */
-  firstByteTimeoutMs?: number;
-  /** Longest gap allowed between two body chunks, milliseconds; default none. */
-  idleTimeoutMs?: number;
-  /** Aborts the call at any point, the body included. */
-  signal?: AbortSignalLike;
-  /** HTTP method; default `POST`. */
-  method?: "GET" | "POST";
-}
-
-/** An upstream response whose headers have arrived; the body is read at most once. */
-export interface UpstreamResponse {
-  status: number;
-  /** Lower-case names, as Node's `IncomingHttpHeaders`. */
-  headers: Record<string, string | string[] | undefined>;
-  /**
-   * Body chunks as they arrive, read by events. `next()` rejects with {@link UpstreamError}
-   * `timeout` after an idle gap longer than `idleTimeoutMs`, `network` when the connection
-   * breaks, `aborted` on the signal. The upstream is paused while no `next()` is pending, so a
-   * slow reader holds it back. The body is read at most once, by `chunks()` or `text()`.
-   */
-  chunks(): ChunkReader;
-  /** The whole body as UTF-8 text. */
-  text(): Promise<string>;
-  /** The whole body parsed as JSON. */
-  json(): Promise<unknown>;
-  /** Gives the body up: small complete-able bodies are drained (socket reused), others cut. */
-  discard(): void;
-}
-
-/** Pull-style reader of an upstream body; see `UpstreamResponse.chunks`. */
-export interface ChunkReader {
-  /** The next chunk, `done` at the clean end; rejects with {@link UpstreamError}. */
-  next(): Promise<IteratorResult<Uint8Array, undefined>>;
-}
-
-/** Options of {@link createUpstreamClient}. */
-export interface UpstreamClientOptions {
-  /** Concurrent sockets per origin; default 64. */
-  maxSockets?: number;
-  /** TCP keep-alive probe delay for idle pooled sockets, milliseconds; default 1000. */
-  keepAliveMsecs?: number;
-}
-
-/** A pooled HTTP(S) client for upstream calls; see {@link createUpstreamClient}. */
-export interface UpstreamClient {
-  /** Resolves when response headers arrive; rejects with {@link UpstreamError}. */
-  send(request: UpstreamRequest): Promise<UpstreamResponse>;
-  /** Destroys every pooled socket. */
-  close(): void;
-}
+import type {
+  AbortSignalLike,
+  ChunkReader,
+  UpstreamClient,
+  UpstreamClientOptions,
+  UpstreamRequest,
+  UpstreamResponse,
+} from "./upstream-types";
 
 /** Bodies up to this size are drained on `discard()` so the keep-alive socket can be reused. Bytes. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
+/** Parsed URLs kept at most; past it the cache starts over (no unbounded growth). */
+const MAX_CACHED_TARGETS = 256;
 
 /**
- * Creates the upstream client: node:http / node:https with one keep-alive Agent per origin,
- * reused across calls. A request that fails with a reset on a reused pooled socket (the server
- * closed it while idle) is sent once more on a fresh socket only when that cannot send it
- * twice: a GET always, a POST only when not one byte of it had been handed to the socket (a
- * POST the upstream may have read may have been billed, so it fails like any network error).
+ * Creates the gateway's upstream client, on undici 7: per origin up to `maxSockets` undici
+ * `Client`s of one socket each (see {@link OriginPool} for why not undici's `Pool`), each request
+ * handed to `Client.dispatch()` with a handler of its own (no `Readable` per response). Clients
+ * and parsed URLs are kept across calls; `close()` destroys them.
+ *
+ * Options: `maxSockets` is the number of clients per origin (default 64). `keepAliveMsecs` is
+ * the TCP keep-alive probe delay, passed as `connect.keepAliveInitialDelay` (default 1000).
+ * undici closes a socket left idle longer than its keep-alive timeout (4 s, or the server's
+ * `Keep-Alive: timeout` hint less 2 s).
+ *
+ * Timeouts are timers of this client (`timeoutMs` and `firstByteTimeoutMs` from the call until
+ * the response headers, `idleTimeoutMs` while a reader waits for a chunk), and undici's own
+ * `headersTimeout`/`bodyTimeout` are switched off (0): undici arms its header timer only once the
+ * request is written (`resumeH1()` in lib/dispatcher/client-h1.js), so it would not count the
+ * wait for a pooled socket or the connect that `timeoutMs` covers, and both of its timers run on
+ * its "fast timer" clock (lib/util/timers.js), which ticks every ~500 ms and cannot keep a
+ * 50 ms `firstByteTimeoutMs`. Its body timer, like ours, does not run while the body is paused.
+ *
+ * How the stale-socket rule is kept (read from undici 7.30.2):
+ * - `pipelining: 1`, so a socket carries at most one written request.
+ * - A request stays in undici's pending queue until `_resume()` (lib/dispatcher/client.js) has
+ *   written it with `writeH1()`; a string or Buffer body goes out with its headers in one corked
+ *   `socket.write` (`writeBuffer()`), synchronously. Before writing on a socket that already
+ *   served a request and sat idle, `resumeH1()` waits one `setImmediate`
+ *   (`scheduleIdleSocketValidation()`) so a FIN or reset already pending on it is read first.
+ * - When a socket closes (`onHttpSocketEnd()` turns a FIN into `SocketError('other side
+ *   closed')`), `onHttpSocketClose()` fails only the head of the pipeline, the one written
+ *   request, and sets `kPendingIdx = kRunningIdx`: every request not yet written stays queued and
+ *   is written on a new connection. So a POST of which no byte reached the socket is re-sent by
+ *   undici itself, on a fresh socket, and cannot be sent twice.
+ * - A request that was written and then lost its connection reaches `onResponseError` here with
+ *   `UND_ERR_SOCKET`, `ECONNRESET` or `EPIPE` before any response headers. A POST then fails as
+ *   `network` (the upstream may have read and billed it). A GET is sent once more, on a one-shot
+ *   `Client` of its own (a new socket, closed once that response is done), never on another
+ *   pooled socket that might be stale too. This client cannot tell a reused socket from a new
+ *   one, so it also re-sends a GET whose first socket broke; a GET cannot bill twice.
+ * - A call given up (signal, header timeout) before undici wrote it is aborted from
+ *   `onRequestStart`, which `writeH1()` calls before it writes and after which it checks
+ *   `request.aborted`; one still waiting in {@link OriginPool} never reaches undici.
+ *
+ * Errors map to {@link UpstreamError}: undici's connect timeout (10 s) is `timeout`, an abort is
+ * `aborted`, anything else `network`; messages carry the origin and an error code only, never a
+ * header value.
  */
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
   const maxSockets = options.maxSockets ?? 64;
-  const keepAliveMsecs = options.keepAliveMsecs ?? 1000;
-  const agents = new Map<string, http.Agent>();
-  // Parsed upstream URLs: they come from config and usage endpoints, so a handful of strings.
-  const targets = new Map<string, ParsedTarget>();
+  const clientOptions: Client.Options = {
+    pipelining: 1,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { keepAlive: true, keepAliveInitialDelay: options.keepAliveMsecs ?? 1000 },
+  };
+  const pools = new Map<string, OriginPool>();
+  const targets = new Map<string, UndiciTarget>();
+  const retryClients = new Set<Client>();
 
-  function agentFor(url: URL): http.Agent {
-    let agent = agents.get(url.origin);
-    if (!agent) {
-      const agentOptions = {
-        keepAlive: true,
-        keepAliveMsecs,
-        maxSockets,
-        maxFreeSockets: maxSockets,
-      };
-      agent =
-        url.protocol === "https:" ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-      agents.set(url.origin, agent);
+  function poolFor(origin: string): OriginPool {
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new OriginPool(origin, clientOptions, maxSockets);
+      pools.set(origin, pool);
     }
-    return agent;
+    return pool;
   }
 
-  function targetFor(href: string): ParsedTarget {
+  function targetFor(href: string): UndiciTarget {
     let target = targets.get(href);
     if (!target) {
       const url = new URL(href);
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        throw new TypeError("unsupported protocol");
+      }
       target = {
         origin: url.origin,
-        transport: url.protocol === "https:" ? https : http,
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ""),
-        port: url.port,
         path: `${url.pathname}${url.search}`,
-        agent: agentFor(url),
+        pool: poolFor(url.origin),
+        retry: retryOnFreshConnection,
       };
       if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
       targets.set(href, target);
@@ -140,9 +100,23 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     return target;
   }
 
+  /** Sends a GET again on a new socket of its own, closed once the response is done. */
+  function retryOnFreshConnection(
+    request: UpstreamRequest,
+    target: UndiciTarget,
+  ): Promise<UpstreamResponse> {
+    const fresh = new Client(target.origin, clientOptions);
+    retryClients.add(fresh);
+    const response = attempt(request, target, fresh);
+    // close() lets the dispatched request finish, then destroys the socket.
+    const forget = () => retryClients.delete(fresh);
+    fresh.close().then(forget, forget);
+    return response;
+  }
+
   return {
     send(request) {
-      let target: ParsedTarget;
+      let target: UndiciTarget;
       try {
         target = targetFor(request.url);
       } catch (cause) {
@@ -155,67 +129,114 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
           }),
         );
       }
-      return attempt(request, target, true);
+      return attempt(request, target, null);
     },
     close() {
-      for (const agent of agents.values()) agent.destroy();
-      agents.clear();
+      for (const pool of pools.values()) pool.destroy();
+      for (const client of retryClients) client.destroy().catch(ignoreError);
+      pools.clear();
       targets.clear();
+      retryClients.clear();
     },
   };
 }
 
-/** Where one upstream URL goes, parsed once. */
-interface ParsedTarget {
-  origin: string;
-  transport: typeof http | typeof https;
-  protocol: string;
-  hostname: string;
-  port: string;
-  path: string;
-  agent: http.Agent;
-}
-
-/** Parsed URLs kept at most; past it the cache starts over (no unbounded growth). */
-const MAX_CACHED_TARGETS = 256;
-
 /**
- * One attempt, from sending until the response headers arrive (or the attempt fails). It is the
- * abort listener itself, and the request's listeners find it on the request: no closures per call.
+ * The sockets of one origin: up to `maxSockets` undici `Client`s of one socket each, a request
+ * of ours on each at most. undici's own `Pool` counts a `Client` busy until one `setImmediate`
+ * after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
+ * `Pool`'s `kGetDispatcher` skips a client until its `drain`), so a call sent as soon as the
+ * previous one finished opened a second socket and sequential calls alternated two. Here a
+ * finished request frees its `Client` at once; the next request waits in that client's queue
+ * for the turn undici wants, on the same socket. Free clients are taken last-in first-out, so the
+ * busiest stay warm and idle ones age out under undici's keep-alive timeout. Calls beyond
+ * `maxSockets` wait here, and one given up while waiting is dropped without reaching undici.
  */
-class PendingCall {
-  settled = false;
-  headerTimer: NodeJS.Timeout | undefined;
-  /** The header wait actually armed: the smaller of `timeoutMs` and `firstByteTimeoutMs`. */
-  headerWaitMs = 0;
-  /** The socket's `bytesWritten` when it was given this request; undefined before that. */
-  bytesBefore: number | undefined;
+class OriginPool {
+  private readonly clients: Client[] = [];
+  private readonly idle: Client[] = [];
+  private readonly waiting: UndiciCall[] = [];
 
   constructor(
-    readonly req: http.ClientRequest,
-    readonly request: UpstreamRequest,
-    readonly target: ParsedTarget,
-    readonly mayRetry: boolean,
-    readonly resolve: (response: UpstreamResponse | Promise<UpstreamResponse>) => void,
-    readonly reject: (error: UpstreamError) => void,
+    readonly origin: string,
+    private readonly options: Client.Options,
+    private readonly maxSockets: number,
   ) {}
 
-  /** The signal fired before the response headers. */
-  handleEvent(): void {
-    const { origin } = this.target;
-    this.req.destroy(
-      new UpstreamError({ code: "aborted", origin, message: `request to ${origin} aborted` }),
-    );
+  dispatch(call: UndiciCall): void {
+    let client = this.idle.pop();
+    if (!client) {
+      if (this.clients.length >= this.maxSockets) {
+        this.waiting.push(call);
+        return;
+      }
+      client = new Client(this.origin, this.options);
+      this.clients.push(client);
+    }
+    call.start(client, this);
+  }
+
+  /** A request of ours on `client` is over: the client takes the next waiting call, or idles. */
+  release(client: Client): void {
+    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
+      if (next.settled) continue;
+      next.start(client, this);
+      return;
+    }
+    this.idle.push(client);
+  }
+
+  destroy(): void {
+    for (const call of this.waiting.splice(0)) {
+      call.giveUp(
+        new UpstreamError({
+          code: "network",
+          origin: this.origin,
+          message: `upstream client for ${this.origin} closed`,
+        }),
+      );
+    }
+    for (const client of this.clients) client.destroy().catch(ignoreError);
+    this.clients.length = 0;
+    this.idle.length = 0;
   }
 }
 
-const PENDING_CALL = Symbol("pendingCall");
-type CallRequest = http.ClientRequest & { [PENDING_CALL]?: PendingCall };
+/** Where one upstream URL goes, parsed once. */
+interface UndiciTarget {
+  origin: string;
+  path: string;
+  pool: OriginPool;
+  retry(request: UpstreamRequest, target: UndiciTarget): Promise<UpstreamResponse>;
+}
 
+function ignoreError(): void {}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error
+    ? String((error as { code: unknown }).code)
+    : undefined;
+}
+
+/** The smaller of the request's header timeouts. */
+function headerWaitOf(request: UpstreamRequest): number {
+  const firstByte = request.firstByteTimeoutMs;
+  return firstByte !== undefined && firstByte > 0 && firstByte < request.timeoutMs
+    ? firstByte
+    : request.timeoutMs;
+}
+
+/** Error codes of a connection that broke after the request was written, before the headers. */
+const CONNECTION_BREAKS = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * One attempt, from sending until the response headers arrive (or the attempt fails): through
+ * the origin's pool, or, for the one re-send a GET may get, on the `fresh` client given.
+ */
 function attempt(
   request: UpstreamRequest,
-  target: ParsedTarget,
-  mayRetry: boolean,
+  target: UndiciTarget,
+  fresh: Client | null,
 ): Promise<UpstreamResponse> {
   return new Promise<UpstreamResponse>((resolve, reject) => {
     const signal = request.signal;
@@ -230,33 +251,17 @@ function attempt(
       );
       return;
     }
-    const body = request.body;
-    const headers: http.OutgoingHttpHeaders = { ...request.headers };
-    headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-    const req: CallRequest = target.transport.request({
-      protocol: target.protocol,
-      hostname: target.hostname,
-      port: target.port,
-      path: target.path,
-      method: request.method ?? "POST",
-      headers,
-      agent: target.agent,
-    });
-    const call = new PendingCall(req, request, target, mayRetry, resolve, reject);
-    req[PENDING_CALL] = call;
-    call.headerWaitMs = headerWaitOf(request);
+    const call = new UndiciCall(request, target, fresh === null, resolve, reject);
     call.headerTimer = setTimeout(onHeaderTimeout, call.headerWaitMs, call);
     signal?.addEventListener("abort", call, { once: true });
-    req.once("socket", onCallSocket);
-    req.on("error", onCallError);
-    req.on("response", onCallResponse);
-    req.end(body);
+    if (fresh) call.start(fresh, null);
+    else target.pool.dispatch(call);
   });
 }
 
-function onHeaderTimeout(call: PendingCall): void {
+function onHeaderTimeout(call: UndiciCall): void {
   const { origin } = call.target;
-  call.req.destroy(
+  call.giveUp(
     new UpstreamError({
       code: "timeout",
       origin,
@@ -265,112 +270,240 @@ function onHeaderTimeout(call: PendingCall): void {
   );
 }
 
-function onCallError(this: CallRequest, error: Error): void {
-  const call = this[PENDING_CALL]!;
-  clearTimeout(call.headerTimer);
-  if (call.settled) return;
-  call.settled = true;
-  call.request.signal?.removeEventListener("abort", call);
-  const code = errorCode(error);
-  if (
-    call.mayRetry &&
-    this.reusedSocket &&
-    (code === "ECONNRESET" || code === "EPIPE") &&
-    neverSent(call, this)
+/**
+ * One attempt as undici's dispatch handler. Until the response headers it settles the caller's
+ * promise (and is the abort listener); after them it hands the body to its response.
+ */
+class UndiciCall implements Dispatcher.DispatchHandler {
+  settled = false;
+  headerTimer: NodeJS.Timeout | undefined;
+  /** The header wait actually armed: the smaller of `timeoutMs` and `firstByteTimeoutMs`. */
+  readonly headerWaitMs: number;
+  controller: Dispatcher.DispatchController | null = null;
+  /** Why the call was given up before undici started it: undici then aborts it unwritten. */
+  cancelled: UpstreamError | null = null;
+  response: UndiciUpstreamResponse | null = null;
+  /** The client the request went to, and the pool to give it back to when undici is done. */
+  private client: Client | null = null;
+  private pool: OriginPool | null = null;
+
+  constructor(
+    readonly request: UpstreamRequest,
+    readonly target: UndiciTarget,
+    readonly mayRetry: boolean,
+    readonly resolve: (response: UpstreamResponse | Promise<UpstreamResponse>) => void,
+    readonly reject: (error: UpstreamError) => void,
   ) {
-    call.resolve(attempt(call.request, call.target, false));
-    return;
+    this.headerWaitMs = headerWaitOf(request);
   }
-  const { origin } = call.target;
-  call.reject(
-    UpstreamError.isInstance(error)
-      ? error
-      : new UpstreamError({
-          code: "network",
-          origin,
-          message: `upstream ${origin} unreachable (${code ?? "error"})`,
-          cause: error,
-        }),
-  );
+
+  /** The signal fired before the response headers. */
+  handleEvent(): void {
+    const { origin } = this.target;
+    this.giveUp(
+      new UpstreamError({ code: "aborted", origin, message: `request to ${origin} aborted` }),
+    );
+  }
+
+  /** Hands the request to `client`; `pool` gets the client back once undici is done with it. */
+  start(client: Client, pool: OriginPool | null): void {
+    this.client = client;
+    this.pool = pool;
+    const { request } = this;
+    client.dispatch(
+      {
+        path: this.target.path,
+        method: request.method ?? "POST",
+        headers: request.headers,
+        body: request.body,
+      },
+      this,
+    );
+  }
+
+  /** undici is done with the request (ended or failed): its client may take the next one. */
+  private finish(): void {
+    const pool = this.pool;
+    if (!pool) return;
+    this.pool = null;
+    pool.release(this.client!);
+  }
+
+  settle(): void {
+    this.settled = true;
+    clearTimeout(this.headerTimer);
+    this.request.signal?.removeEventListener("abort", this);
+  }
+
+  /**
+   * Fails the call now. undici aborts it at once, or as soon as it is about to be written; one
+   * still waiting in the origin's pool is dropped there.
+   */
+  giveUp(error: UpstreamError): void {
+    if (this.settled) return;
+    this.settle();
+    this.reject(error);
+    if (this.controller) this.controller.abort(error);
+    else this.cancelled = error;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Given up while queued: abort before undici writes a byte (writeH1 checks `aborted`).
+    if (this.cancelled) controller.abort(this.cancelled);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return;
+    if (this.settled) {
+      controller.abort(this.cancelled ?? new Error("the call was given up"));
+      return;
+    }
+    this.settle();
+    this.response = new UndiciUpstreamResponse(
+      controller,
+      statusCode,
+      nodeStyleHeaders(headers),
+      this.request,
+      this.target.origin,
+    );
+    this.resolve(this.response);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.response?.onData(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+    this.response?.onEnd();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish();
+    if (this.response) {
+      this.response.onError(error);
+      return;
+    }
+    if (this.settled) return;
+    this.settle();
+    const code = errorCode(error);
+    if (
+      this.mayRetry &&
+      (this.request.method ?? "POST") === "GET" &&
+      code !== undefined &&
+      CONNECTION_BREAKS.has(code)
+    ) {
+      this.resolve(this.target.retry(this.request, this.target));
+      return;
+    }
+    this.reject(headerError(error, code, this.target.origin));
+  }
 }
 
-/** The smaller of the request's header timeouts. */
-function headerWaitOf(request: UpstreamRequest): number {
-  const firstByte = request.firstByteTimeoutMs;
-  return firstByte !== undefined && firstByte > 0 && firstByte < request.timeoutMs
-    ? firstByte
-    : request.timeoutMs;
+/** Maps an undici failure before the response headers to an {@link UpstreamError}. */
+function headerError(error: unknown, code: string | undefined, origin: string): UpstreamError {
+  if (UpstreamError.isInstance(error)) return error;
+  if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT") {
+    return new UpstreamError({
+      code: "timeout",
+      origin,
+      message: `no response from ${origin} (${code})`,
+      cause: error,
+    });
+  }
+  if (code === "UND_ERR_ABORTED" || code === "UND_ERR_ABORT") {
+    return new UpstreamError({
+      code: "aborted",
+      origin,
+      message: `request to ${origin} aborted`,
+      cause: error,
+    });
+  }
+  return new UpstreamError({
+    code: "network",
+    origin,
+    message: `upstream ${origin} unreachable (${code ?? "error"})`,
+    cause: error,
+  });
 }
 
-function onCallSocket(this: CallRequest, socket: Socket): void {
-  // Node hands the request's bytes to the socket only after this event (next tick).
-  this[PENDING_CALL]!.bytesBefore = socket.bytesWritten ?? 0;
-}
+/** Headers Node's `IncomingMessage` keeps only the first of (it drops the repeats). */
+const SINGLE_VALUE_HEADERS = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+]);
 
 /**
- * True when re-sending cannot duplicate the call: a GET (idempotent), or a request of which no
- * byte reached the socket (`bytesWritten` counts what was handed to the kernel and what waits
- * in the socket's buffer, so an unchanged count proves nothing left this process). Anything
- * else may have been read, and billed, by the upstream.
+ * undici gives a repeated header as an array; Node's `IncomingMessage` joins most repeats with
+ * ", ", keeps the first of a few and an array only for `set-cookie`. Callers (signal parsers,
+ * relays) read one string per header, so repeats are folded the same way; most have none.
  */
-function neverSent(call: PendingCall, req: CallRequest): boolean {
-  if ((call.request.method ?? "POST") === "GET") return true;
-  if (call.bytesBefore === undefined) return true;
-  const written = req.socket?.bytesWritten;
-  return written !== undefined && written === call.bytesBefore;
+function nodeStyleHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | string[] | undefined> {
+  for (const name in headers) {
+    const value = headers[name];
+    if (!Array.isArray(value) || name === "set-cookie") continue;
+    if (SINGLE_VALUE_HEADERS.has(name)) headers[name] = value[0];
+    else headers[name] = value.join(name === "cookie" ? "; " : ", ");
+  }
+  return headers;
 }
 
-function onCallResponse(this: CallRequest, res: IncomingMessage): void {
-  const call = this[PENDING_CALL]!;
-  clearTimeout(call.headerTimer);
-  call.settled = true;
-  call.request.signal?.removeEventListener("abort", call);
-  call.resolve(new NodeUpstreamResponse(res, call.request, call.target.origin));
-}
-
-function ignoreError(): void {}
-
-const UPSTREAM_RESPONSE = Symbol("upstreamResponse");
-type ResponseMessage = IncomingMessage & { [UPSTREAM_RESPONSE]?: NodeUpstreamResponse };
-
-function bodyGone(res: IncomingMessage): Error {
-  return res.errored ?? new Error("the upstream body is gone");
-}
+/** What the body is being used for: not yet, `text()`, `chunks()` or `discard()`'s drain. */
+type BodyMode = "unread" | "text" | "chunks" | "drain";
 
 /**
- * An upstream response over Node's `IncomingMessage`. One object per response holds the state of
- * whichever reader is used (`text`, `chunks` or `body`); the body listeners are shared functions
- * that find it on the message, so reading a body creates no closures.
+ * An upstream response over undici's dispatch callbacks. Chunks that arrive with no reader
+ * waiting are queued and undici is paused (`controller.pause()`, which stops reading the
+ * socket), so a slow reader holds the upstream back; a waiting reader resumes it.
  */
-class NodeUpstreamResponse implements UpstreamResponse {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
+class UndiciUpstreamResponse implements UpstreamResponse {
   private started = false;
+  private mode: BodyMode = "unread";
   /** True while a reader waits for the upstream: only then does the idle clock run. */
   waiting = false;
   idleTimer: NodeJS.Timeout | undefined;
   readonly idleTimeoutMs: number | undefined;
   private readonly signal: AbortSignalLike | undefined;
-  // text(): the chunks so far and the pending promise.
-  textChunks: Buffer[] = [];
-  resolveText: ((text: string) => void) | null = null;
-  rejectText: ((error: UpstreamError) => void) | null = null;
-  // chunks(): the queue and the pending `next()`.
-  queue: Uint8Array[] = [];
+  queue: Buffer[] = [];
+  private drainedBytes = 0;
   failure: UpstreamError | null = null;
   ended = false;
+  private resolveText: ((text: string) => void) | null = null;
+  private rejectText: ((error: UpstreamError) => void) | null = null;
   resolveNext: ((result: IteratorResult<Uint8Array, undefined>) => void) | null = null;
   rejectNext: ((error: UpstreamError) => void) | null = null;
 
   constructor(
-    readonly res: ResponseMessage,
+    readonly controller: Dispatcher.DispatchController,
+    readonly status: number,
+    readonly headers: Record<string, string | string[] | undefined>,
     request: UpstreamRequest,
     readonly origin: string,
   ) {
-    this.status = res.statusCode ?? 0;
-    this.headers = res.headers;
     this.signal = request.signal;
-    res[UPSTREAM_RESPONSE] = this;
     this.signal?.addEventListener("abort", this, { once: true });
     const idleTimeoutMs = request.idleTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
@@ -378,15 +511,12 @@ class NodeUpstreamResponse implements UpstreamResponse {
       this.idleTimer = setTimeout(onIdle, idleTimeoutMs, this);
       this.idleTimer.unref();
     }
-    // Body errors surface through the readers; this keeps an unread failing body from crashing.
-    res.on("error", ignoreError);
-    res.once("close", onResponseClosed);
   }
 
   /** The signal fired while the body is being received. */
   handleEvent(): void {
     const { origin } = this;
-    this.res.destroy(
+    this.controller.abort(
       new UpstreamError({ code: "aborted", origin, message: `request to ${origin} aborted` }),
     );
   }
@@ -394,6 +524,66 @@ class NodeUpstreamResponse implements UpstreamResponse {
   cleanup(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.signal?.removeEventListener("abort", this);
+  }
+
+  onData(chunk: Buffer): void {
+    this.idleTimer?.refresh();
+    switch (this.mode) {
+      case "text":
+        this.queue.push(chunk);
+        return;
+      case "drain":
+        this.drainedBytes += chunk.length;
+        if (this.drainedBytes > DRAIN_LIMIT_BYTES) {
+          // Not from inside undici's parser callback: an abort there can meet the end of the
+          // message in the same buffer. Pausing stops the parser; the cut follows at once.
+          this.controller.pause();
+          queueMicrotask(() => this.controller.abort(cutBody()));
+        }
+        return;
+      default: {
+        const resolve = this.resolveNext;
+        if (resolve) {
+          this.resolveNext = null;
+          this.rejectNext = null;
+          this.waiting = false;
+          resolve({ done: false, value: chunk });
+          return;
+        }
+        this.queue.push(chunk);
+        this.controller.pause();
+      }
+    }
+  }
+
+  onEnd(): void {
+    this.ended = true;
+    this.waiting = false;
+    this.cleanup();
+    if (this.mode === "text") {
+      const resolve = this.resolveText;
+      this.resolveText = null;
+      this.rejectText = null;
+      resolve?.(this.takeText());
+    } else if (this.mode === "chunks") {
+      this.deliver();
+    }
+  }
+
+  onError(error: unknown): void {
+    if (this.ended || this.failure) return;
+    this.failure = this.bodyError(error);
+    this.waiting = false;
+    this.cleanup();
+    if (this.mode === "text") {
+      const reject = this.rejectText;
+      this.resolveText = null;
+      this.rejectText = null;
+      this.queue = [];
+      reject?.(this.failure);
+    } else if (this.mode === "chunks") {
+      this.deliver();
+    }
   }
 
   /** Wraps a body failure as an `UpstreamError`. */
@@ -408,44 +598,26 @@ class NodeUpstreamResponse implements UpstreamResponse {
     });
   }
 
-  // The whole body by events: no async iterator per response on the non-stream path.
+  private takeText(): string {
+    const chunks = this.queue;
+    this.queue = [];
+    if (chunks.length === 1) return chunks[0]!.toString("utf8");
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
   text(): Promise<string> {
     if (this.started) return Promise.reject(new Error("the upstream body can be read only once"));
     this.started = true;
-    const res = this.res;
-    if (res.readableEnded || res.destroyed) {
-      this.cleanup();
-      return Promise.reject(this.bodyError(bodyGone(res)));
-    }
+    this.mode = "text";
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(this.takeText());
     return new Promise<string>((resolve, reject) => {
       this.resolveText = resolve;
       this.rejectText = reject;
       this.waiting = true;
       this.idleTimer?.refresh();
-      res.on("data", onTextData);
-      res.once("end", onTextEnd);
-      res.once("error", onTextError);
-      res.once("close", onTextClose);
+      this.controller.resume();
     });
-  }
-
-  finishText(): void {
-    this.waiting = false;
-    const res = this.res;
-    res.off("data", onTextData);
-    res.off("end", onTextEnd);
-    res.off("error", onTextError);
-    res.off("close", onTextClose);
-    this.cleanup();
-  }
-
-  failText(error: unknown): void {
-    const reject = this.rejectText;
-    if (!reject) return;
-    this.resolveText = null;
-    this.rejectText = null;
-    this.finishText();
-    reject(this.bodyError(error));
   }
 
   async json(): Promise<unknown> {
@@ -455,15 +627,7 @@ class NodeUpstreamResponse implements UpstreamResponse {
   chunks(): ChunkReader {
     if (this.started) throw new Error("the upstream body can be read only once");
     this.started = true;
-    const res = this.res;
-    if (res.readableEnded || res.destroyed) {
-      this.failChunks(bodyGone(res));
-    } else {
-      res.on("data", onChunkData);
-      res.once("end", onChunkEnd);
-      res.once("error", onChunkError);
-      res.once("close", onChunkClose);
-    }
+    this.mode = "chunks";
     return new ChunkQueueReader(this);
   }
 
@@ -481,43 +645,42 @@ class NodeUpstreamResponse implements UpstreamResponse {
     else resolve({ done: true, value: undefined });
   }
 
-  finishChunks(): void {
-    this.waiting = false;
-    const res = this.res;
-    res.off("data", onChunkData);
-    res.off("end", onChunkEnd);
-    res.off("error", onChunkError);
-    res.off("close", onChunkClose);
-    this.cleanup();
-  }
-
-  failChunks(error: unknown): void {
-    if (this.ended || this.failure) return;
-    this.failure = this.bodyError(error);
-    this.finishChunks();
-    this.deliver();
-  }
-
+  /**
+   * As undici's `body.dump({ limit })`: an unread body of at most 64 KiB (declared or, without a
+   * length, as it arrives) is read to its end so the socket goes back to the pool; a larger or
+   * half-read body is cut, which closes the socket.
+   */
   discard(): void {
     this.cleanup();
-    const res = this.res;
-    if (res.readableEnded || res.destroyed) return;
-    const length = Number(res.headers["content-length"]);
-    // The socket returns to the pool only after 'end', so even a fully received body is drained.
-    if (
-      !this.started &&
-      (res.complete || (Number.isFinite(length) && length <= DRAIN_LIMIT_BYTES))
-    ) {
-      res.resume();
-    } else {
-      res.destroy();
+    if (this.ended || this.failure) {
+      this.queue = [];
+      return;
     }
+    const length = Number(this.headers["content-length"]);
+    if (this.started || (Number.isFinite(length) && length > DRAIN_LIMIT_BYTES)) {
+      this.controller.abort(cutBody());
+      return;
+    }
+    for (const chunk of this.queue) this.drainedBytes += chunk.length;
+    this.queue = [];
+    if (this.drainedBytes > DRAIN_LIMIT_BYTES) {
+      this.controller.abort(cutBody());
+      return;
+    }
+    this.started = true;
+    this.mode = "drain";
+    this.controller.resume();
   }
+}
+
+/** The reason a discarded body is cut; nobody reads it. */
+function cutBody(): Error {
+  return new Error("upstream body discarded");
 }
 
 /** `UpstreamResponse.chunks()`: pulls from the response's queue, resuming the upstream on demand. */
 class ChunkQueueReader implements ChunkReader {
-  constructor(private readonly response: NodeUpstreamResponse) {}
+  constructor(private readonly response: UndiciUpstreamResponse) {}
 
   next(): Promise<IteratorResult<Uint8Array, undefined>> {
     const response = this.response;
@@ -531,83 +694,23 @@ class ChunkQueueReader implements ChunkReader {
       response.rejectNext = reject;
       response.waiting = true;
       response.idleTimer?.refresh();
-      response.res.resume();
+      response.controller.resume();
     });
   }
 }
 
-function responseOf(res: ResponseMessage): NodeUpstreamResponse {
-  return res[UPSTREAM_RESPONSE]!;
-}
-
-function onIdle(response: NodeUpstreamResponse): void {
+function onIdle(response: UndiciUpstreamResponse): void {
   // Only time the upstream: while nobody is waiting for a chunk the clock does not run.
   if (!response.waiting) {
     response.idleTimer?.refresh();
     return;
   }
   const { origin } = response;
-  response.res.destroy(
+  response.controller.abort(
     new UpstreamError({
       code: "timeout",
       origin,
       message: `no data from ${origin} for ${response.idleTimeoutMs} ms mid-body`,
     }),
   );
-}
-
-function onResponseClosed(this: ResponseMessage): void {
-  responseOf(this).cleanup();
-}
-
-function onTextData(this: ResponseMessage, chunk: Buffer): void {
-  const response = responseOf(this);
-  response.textChunks.push(chunk);
-  response.idleTimer?.refresh();
-}
-
-function onTextEnd(this: ResponseMessage): void {
-  const response = responseOf(this);
-  const resolve = response.resolveText;
-  if (!resolve) return;
-  response.resolveText = null;
-  response.rejectText = null;
-  response.finishText();
-  const chunks = response.textChunks;
-  response.textChunks = [];
-  resolve(
-    chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-  );
-}
-
-function onTextError(this: ResponseMessage, error: unknown): void {
-  responseOf(this).failText(error);
-}
-
-function onTextClose(this: ResponseMessage): void {
-  if (!this.readableEnded) responseOf(this).failText(this.errored ?? new Error("premature close"));
-}
-
-function onChunkData(this: ResponseMessage, chunk: Buffer): void {
-  const response = responseOf(this);
-  response.queue.push(chunk);
-  response.idleTimer?.refresh();
-  if (response.resolveNext) response.deliver();
-  else this.pause();
-}
-
-function onChunkEnd(this: ResponseMessage): void {
-  const response = responseOf(this);
-  response.ended = true;
-  response.finishChunks();
-  response.deliver();
-}
-
-function onChunkError(this: ResponseMessage, error: unknown): void {
-  responseOf(this).failChunks(error);
-}
-
-function onChunkClose(this: ResponseMessage): void {
-  if (!this.readableEnded)
-    responseOf(this).failChunks(this.errored ?? new Error("premature close"));
 }
