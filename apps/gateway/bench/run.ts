@@ -19,7 +19,7 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_DURATION_S: seconds per measured case (default 8). BENCH_CPU_PROF=DIR: write a V8 CPU
 // profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
-// Last, the gateway's node:http upstream client against undici 7 (upstream-clients.ts);
+// Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;

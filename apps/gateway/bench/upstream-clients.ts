@@ -1,20 +1,18 @@
 import { fork } from "node:child_process";
+import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { printTable } from "@planfirst/bench";
 import { Pool } from "undici";
-import {
-  createUndiciUpstreamClient,
-  createUpstreamClient,
-  type UpstreamClient,
-} from "../src/upstream";
+import { createUpstreamClient, type UpstreamClient } from "../src/upstream";
 import type { ChildReport } from "./child";
 
-// The gateway's two `UpstreamClient` implementations (node:http, hand-written, and the one on
-// undici 7) doing the same job: POST a serialised body, wait for the headers within a header
-// timeout, read the body within an idle (body) timeout. undici 7's bare `Pool` doing that job is
-// the third row, as a ceiling. All run in this process as closed loops (`CONNECTIONS` calls in
-// flight) against the instant upstream in its own process, taking turns (A B C A B C) so
-// drifting machine load hits all alike. Alone (no gateways):
+// The gateway's `UpstreamClient` (on undici 7) doing its job: POST a serialised body, wait for
+// the headers within a header timeout, read the body within an idle (body) timeout. Beside it,
+// the same job on undici 7's bare `Pool` (undici's own request API: a `Readable` body per
+// response, undici's timers) and as a bare node:http request loop with a keep-alive Agent (the
+// floor reference: the node:http client the gateway used to have was built on it). All run in this
+// process as closed loops (`CONNECTIONS` calls in flight) against the instant upstream in its own
+// process, taking turns (A B C A B C) so drifting machine load hits all alike. Alone (no gateways):
 //   cd apps/gateway && npx tsx --conditions=@planfirst/source bench/upstream-clients.ts [seconds]
 
 const CONNECTIONS = 32;
@@ -84,6 +82,39 @@ function undiciCall(url: string): { call: Call; close(): void } {
   };
 }
 
+function nodeHttpCall(url: string): { call: Call; close(): void } {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
+  const headers = { "content-type": "application/json", authorization: "Bearer bench" };
+  return {
+    call: (stream) =>
+      new Promise<void>((resolve, reject) => {
+        const payload = body(stream);
+        const request = http.request(
+          {
+            hostname: target.hostname,
+            port: target.port,
+            path: target.pathname,
+            method: "POST",
+            headers: { ...headers, "content-length": Buffer.byteLength(payload) },
+            agent,
+            timeout: 30_000,
+          },
+          (response) => {
+            // Read every chunk, relay nothing: only the read is measured.
+            response.on("data", () => {});
+            response.once("end", resolve);
+            response.once("error", reject);
+          },
+        );
+        request.once("timeout", () => request.destroy(new Error("timeout")));
+        request.once("error", reject);
+        request.end(payload);
+      }),
+    close: () => agent.destroy(),
+  };
+}
+
 async function closedLoop(call: Call, stream: boolean, durationMs: number) {
   const cpuBefore = process.cpuUsage();
   const loopBefore = performance.eventLoopUtilization();
@@ -119,9 +150,9 @@ async function closedLoop(call: Call, stream: boolean, durationMs: number) {
  */
 export async function benchUpstreamClients(chatUrl: string, durationS: number): Promise<void> {
   const clients = {
-    "createUpstreamClient (node:http)": gatewayClientCall(chatUrl, createUpstreamClient()),
-    createUndiciUpstreamClient: gatewayClientCall(chatUrl, createUndiciUpstreamClient()),
+    createUpstreamClient: gatewayClientCall(chatUrl, createUpstreamClient()),
     "bare undici 7 Pool": undiciCall(chatUrl),
+    "bare node:http request": nodeHttpCall(chatUrl),
   };
   const totals = new Map<
     string,
@@ -129,7 +160,7 @@ export async function benchUpstreamClients(chatUrl: string, durationS: number): 
   >();
   for (const stream of [false, true]) {
     for (const client of Object.values(clients)) {
-      // Warm both pools before anything is measured.
+      // Warm every pool before anything is measured.
       await closedLoop(client.call, stream, 1_000);
     }
     for (let round = 0; round < ROUNDS; round++) {
