@@ -54,6 +54,13 @@ export interface SqliteCommitStats {
 type WriteKind = "reserve" | "settle" | "release";
 
 /**
+ * Longest a settle or release waits for a reserve to share its batch, in ms. Neither caller
+ * waits for it (the gateway answers its client first); until it commits, a crash leaves the
+ * reservation durable and the books over-count, never under-count.
+ */
+const SETTLE_DELAY_MS = 5;
+
+/**
  * One queued write: applied in memory already, made durable by its batch. Plain data, so the
  * batch's answer finishes or undoes it without a closure per write.
  */
@@ -312,18 +319,46 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     );
   };
 
-  /** The batch this turn queues into, opened (and its hand-over scheduled) on first use. */
-  const current = (): QueuedBatch => {
-    if (open !== null) return open;
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const answer = new Promise<void>((resolveAnswer, rejectAnswer) => {
-      resolve = resolveAnswer;
-      reject = rejectAnswer;
-    });
-    open = { writes: [], queued: [], answer, resolve, reject };
-    setImmediate(dispatch);
+  /** A hand-over is scheduled at the end of this turn (someone waits for the batch). */
+  let handOverThisTurn = false;
+  /** A later hand-over is scheduled for a batch of settles and releases only. */
+  let lateHandOver: ReturnType<typeof setTimeout> | null = null;
+
+  /**
+   * The batch being queued into, opened on first use. `urgent` (a reserve, whose caller waits
+   * for it before calling the upstream, or a flush) hands it over at the end of this turn;
+   * otherwise (a settle or release, whose caller need not wait) it is handed over with the next
+   * urgent batch or after {@link SETTLE_DELAY_MS}, whichever comes first, so under load settles
+   * ride with reserves instead of costing a batch of their own.
+   */
+  const current = (urgent: boolean): QueuedBatch => {
+    if (open === null) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const answer = new Promise<void>((resolveAnswer, rejectAnswer) => {
+        resolve = resolveAnswer;
+        reject = rejectAnswer;
+      });
+      open = { writes: [], queued: [], answer, resolve, reject };
+    }
+    if (urgent) {
+      if (!handOverThisTurn) {
+        handOverThisTurn = true;
+        setImmediate(handOver);
+      }
+    } else if (!handOverThisTurn && lateHandOver === null) {
+      lateHandOver = setTimeout(handOver, SETTLE_DELAY_MS);
+    }
     return open;
+  };
+
+  const handOver = () => {
+    handOverThisTurn = false;
+    if (lateHandOver !== null) {
+      clearTimeout(lateHandOver);
+      lateHandOver = null;
+    }
+    dispatch();
   };
 
   /** Notes what a write did in memory, for its batch's answer (its wire form is in `writes`). */
@@ -340,7 +375,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   };
 
   /** Resolves with `value` once the current batch is durable: an answer that writes nothing. */
-  const afterBatch = <T>(value: T): Promise<T> => current().answer.then(() => value);
+  const afterBatch = <T>(value: T, urgent = true): Promise<T> =>
+    current(urgent).answer.then(() => value);
 
   const unusable = (): SpendLedgerError | null => broken ?? (closed ? closedError(path) : null);
 
@@ -352,7 +388,10 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     expire(state, request.nowMs);
     // Held already: the answer is the first reserve's, known once its batch is answered.
     if (state.live.has(id)) {
-      return current().answer.then(() => ({ admitted: state.live.has(id), ...totalsOf(state) }));
+      return current(true).answer.then(() => ({
+        admitted: state.live.has(id),
+        ...totalsOf(state),
+      }));
     }
     if (isPending(id)) return afterBatch({ admitted: false, ...totalsOf(state) });
     if (!fitsBudget(state, amount, request.budgetMicroUsd)) {
@@ -366,7 +405,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       spentMicroUsd: state.spentMicroUsd,
       reservedMicroUsd: state.reservedMicroUsd,
     };
-    const batch = current();
+    const batch = current(true);
     pushReserve(batch.writes, id, rung, windowKey, amount, expiresAtMs);
     queue(batch, "reserve", id, state, undefined, 0, result);
     return batch.answer.then(() => result);
@@ -381,7 +420,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     expire(state, request.nowMs);
     // A reservation live in memory is finished neither in memory nor on disk: no reads needed.
     if (!state.live.has(id) && isFinished(id)) {
-      return afterBatch({ booked: false, ...totalsOf(state) });
+      return afterBatch({ booked: false, ...totalsOf(state) }, false);
     }
     const held = takeReservation(state, id);
     state.spentMicroUsd += record.costMicroUsd;
@@ -391,7 +430,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       spentMicroUsd: state.spentMicroUsd,
       reservedMicroUsd: state.reservedMicroUsd,
     };
-    const batch = current();
+    const batch = current(false);
     pushSettle(batch.writes, id, record);
     queue(batch, "settle", id, state, held, record.costMicroUsd, null);
     return batch.answer.then(() => result);
@@ -404,12 +443,12 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     const state = windowState(rung, windowKey);
     expire(state, nowMs);
     if (!state.live.has(id) && isFinished(id)) {
-      return afterBatch({ released: false, ...totalsOf(state) });
+      return afterBatch({ released: false, ...totalsOf(state) }, false);
     }
     const held = takeReservation(state, id);
     pendingFinished.add(id);
     const result: StoreReleaseResult = { released: held !== undefined, ...totalsOf(state) };
-    const batch = current();
+    const batch = current(false);
     pushRelease(batch.writes, id, rung, windowKey, nowMs);
     queue(batch, "release", id, state, held, 0, null);
     return batch.answer.then(() => result);
