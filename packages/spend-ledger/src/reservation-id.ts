@@ -11,6 +11,15 @@ export function newReservationId(nowMs: number): string {
   // A v4 UUID is 122 random bits in the same layout; its first 48 bits become the time and its
   // version digit becomes 7. The variant bits (the first digit of the fourth group) already match.
   const random = randomUUID();
-  const time = Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, "0").slice(-12);
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+  const ms = Math.max(0, Math.floor(nowMs));
+  if (ms !== prefixMs) {
+    const time = ms.toString(16).padStart(12, "0").slice(-12);
+    prefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
+    prefixMs = ms;
+  }
+  return prefix + random.slice(15);
 }
+
+// The time part of the last id: many ids are made in the same millisecond.
+let prefixMs = -1;
+let prefix = "";
