@@ -9,13 +9,14 @@ import {
   type SettleJournal,
 } from "./settle-journal";
 import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import type {
-  SpendStore,
-  StoreReleaseRequest,
-  StoreReleaseResult,
-  StoreSettleRequest,
-  StoreSettleResult,
-  WindowTotals,
+import {
+  SETTLE_DELAY_MS,
+  type SpendStore,
+  type StoreReleaseRequest,
+  type StoreReleaseResult,
+  type StoreSettleRequest,
+  type StoreSettleResult,
+  type WindowTotals,
 } from "./spend-store";
 
 /** Where the Redis spend store reports an outage and its end (pino's `warn` fits). */
@@ -96,17 +97,15 @@ interface MirrorEntry extends WindowTotals {
 
 type ScriptReply = [number, string, string, string, number];
 
-/** A budget window's pub/sub member (JSON `[rung, windowKey]`) and its script keys. */
+/**
+ * A budget window's pub/sub member (JSON `[rung, windowKey]`), its script keys, and when this
+ * store last published its totals (`performance.now()` ms; undefined when never).
+ */
 interface WindowRef {
   member: string;
   keys: string[];
+  publishedAt: number | undefined;
 }
-
-/**
- * Longest a settle or release waits for a reserve to share its socket write, in ms (see
- * `afterNextReserve` in {@link createRedisSpendStore}).
- */
-const SETTLE_DELAY_MS = 5;
 
 /** Bound of the per-window caches; far above the windows a gateway has at once. */
 const maxCachedWindows = 1024;
@@ -269,7 +268,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     if (!ref) {
       if (ofRung.size >= maxCachedWindows) ofRung.clear();
       const member = JSON.stringify([rung, windowKey]);
-      ref = { member, keys: windowKeys(member) };
+      ref = { member, keys: windowKeys(member), publishedAt: undefined };
       ofRung.set(windowKey, ref);
     }
     return ref;
@@ -282,7 +281,6 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   // deferred one supersedes every change it covers, and a replica that missed the skipped ones
   // has lost nothing. Admission never reads a mirror; a replica that has not yet seen a
   // change gets the exact totals in the reply of its own next script.
-  const lastPublishMs = new Map<string, number>();
   /** Windows with a change not yet published, with the newest `nowMs` used on each. */
   const unpublished = new Map<string, { ref: WindowRef; nowMs: number }>();
   let publishTimer: ReturnType<typeof setTimeout> | undefined;
@@ -290,10 +288,8 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   const channelFor = (ref: WindowRef, nowMs: number): string => {
     if (publishIntervalMs <= 0) return channel;
     const at = performance.now();
-    const last = lastPublishMs.get(ref.member);
-    if (last === undefined || at - last >= publishIntervalMs) {
-      if (lastPublishMs.size >= maxCachedWindows) lastPublishMs.clear();
-      lastPublishMs.set(ref.member, at);
+    if (ref.publishedAt === undefined || at - ref.publishedAt >= publishIntervalMs) {
+      ref.publishedAt = at;
       return channel;
     }
     const pending = unpublished.get(ref.member);
@@ -321,7 +317,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     const at = performance.now();
     await Promise.all(
       due.map(({ ref, nowMs }) => {
-        lastPublishMs.set(ref.member, at);
+        ref.publishedAt = at;
         return scripts
           .refresh(...ref.keys, nowMs, channel, ref.member, "1")
           .then((reply) => applyReply(ref.member, reply))
@@ -548,10 +544,9 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     };
   };
 
-  // Settles and releases wait (at most SETTLE_DELAY_MS) for the next reserve, and go out in its
-  // socket write: neither caller waits for them (the gateway has answered its client), and
-  // until Redis has one the reservation still counts, so the books over-count, never under.
-  // Under load that halves the writes (and wake-ups) per paid request.
+  // Settles and releases wait (at most SETTLE_DELAY_MS, see there why that is safe) for the next
+  // reserve and go out in its socket write: under load that halves the writes (and wake-ups)
+  // per paid request.
   let deferred: (() => Promise<unknown>)[] = [];
   let deferredTimer: ReturnType<typeof setTimeout> | undefined;
   /** Sends the deferred settles and releases now, in this turn's write; resolves when answered. */

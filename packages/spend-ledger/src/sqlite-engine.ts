@@ -1,14 +1,15 @@
 import Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
 import type { SpendRecord, SpendRecordQuery } from "./spend-record";
-import type {
-  StoreReleaseRequest,
-  StoreReleaseResult,
-  StoreReserveRequest,
-  StoreReserveResult,
-  StoreSettleRequest,
-  StoreSettleResult,
-  WindowTotals,
+import {
+  SETTLE_DELAY_MS,
+  type StoreReleaseRequest,
+  type StoreReleaseResult,
+  type StoreReserveRequest,
+  type StoreReserveResult,
+  type StoreSettleRequest,
+  type StoreSettleResult,
+  type WindowTotals,
 } from "./spend-store";
 import { type BatchWrites, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
@@ -52,13 +53,6 @@ export interface SqliteCommitStats {
 
 /** What a queued write is, for its batch's answer. */
 type WriteKind = "reserve" | "settle" | "release";
-
-/**
- * Longest a settle or release waits for a reserve to share its batch, in ms. Neither caller
- * waits for it (the gateway answers its client first); until it commits, a crash leaves the
- * reservation durable and the books over-count, never under-count.
- */
-const SETTLE_DELAY_MS = 5;
 
 /**
  * One queued write: applied in memory already, made durable by its batch. Plain data, so the
@@ -212,7 +206,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
    */
   const isPending = (id: string): boolean => pendingFinished.has(id) || pendingReserved.has(id);
 
-  /** The batch the current turn queues into; handed to the commit thread at the turn's end. */
+  /** The batch being queued into; see `current` for when it is handed to the commit thread. */
   let open: QueuedBatch | null = null;
   /** Batches handed to the commit thread and not yet answered. */
   let inFlight = 0;
