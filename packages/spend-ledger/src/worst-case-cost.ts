@@ -124,18 +124,26 @@ interface BodyScan {
   cacheControl: boolean;
 }
 
+/** The scan the replacer below is filling in; set only for the duration of one stringify. */
+let scanning: BodyScan = { bytes: 0, images: 0, cacheControl: false };
+
+/** Notes `cache_control` and replaces inline images by "" while the body is serialised. */
+function noteAndDropImages(this: unknown, key: string, value: unknown): unknown {
+  if (key === "cache_control" && value != null) scanning.cacheControl = true;
+  if (typeof value === "string" && isInlineImage(this, key, value)) {
+    scanning.images += 1;
+    return "";
+  }
+  return value;
+}
+
 function scanBody(body: unknown): BodyScan {
   const scan: BodyScan = { bytes: 0, images: 0, cacheControl: false };
-  let json: string | undefined;
+  scanning = scan;
   try {
-    json = JSON.stringify(body, function replace(this: unknown, key: string, value: unknown) {
-      if (key === "cache_control" && value != null) scan.cacheControl = true;
-      if (typeof value === "string" && isInlineImage(this, key, value)) {
-        scan.images += 1;
-        return "";
-      }
-      return value;
-    });
+    const json = JSON.stringify(body, noteAndDropImages);
+    scan.bytes = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
+    return scan;
   } catch (error) {
     // The serialiser recurses: a body nested too deep for it is refused, never a crash. It
     // could not be sent upstream either (sending serialises it the same way).
@@ -144,8 +152,6 @@ function scanBody(body: unknown): BodyScan {
     }
     throw error;
   }
-  scan.bytes = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
-  return scan;
 }
 
 function isInlineImage(holder: unknown, key: string, value: string): boolean {

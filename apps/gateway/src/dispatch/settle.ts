@@ -41,8 +41,6 @@ export async function settleSpend(
   // reservation was durable before the upstream was called, so a settle that fails (or a crash
   // before its batch commits) leaves that reservation held until it expires: the books then
   // over-count this request by its worst case, never under-count it. That is logged here.
-  const onFailure = (error: unknown) =>
-    deps.logger.error({ err: error, requestId: request.requestId }, "settling spend failed");
   try {
     deps.ledger
       .settle(reservation, microToUsd(costMicro), {
@@ -54,10 +52,14 @@ export async function settleSpend(
         cacheWriteTokens: tokens.cacheWriteTokens,
         clientKeyId: request.client.id,
       })
-      .catch(onFailure);
+      .catch((error: unknown) => logSettleFailure(deps.logger, request, error));
   } catch (error) {
     // A ledger that throws synchronously (an invalid argument) is the same failure.
-    onFailure(error);
+    logSettleFailure(deps.logger, request, error);
   }
   return formatUsd(costMicro);
+}
+
+function logSettleFailure(logger: GatewayDeps["logger"], request: ClientRequest, error: unknown) {
+  logger.error({ err: error, requestId: request.requestId }, "settling spend failed");
 }

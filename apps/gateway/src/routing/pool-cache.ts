@@ -34,7 +34,7 @@ type Lookup =
       model: string;
       value: QuotaState | undefined;
     }
-  | { kind: "spend"; rung: PaidRung; value: string }
+  | { kind: "spend"; rung: PaidRung; rule: string; exhausted: boolean }
   | { kind: "evidence"; connectionId: string; value: string };
 
 type PaidRung = Parameters<NonNullable<LadderOptions["resolveRungSpendUsd"]>>[0];
@@ -87,14 +87,12 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
             return false;
           }
           break;
-        case "spend":
-          if (
-            budgetKey(lookup.rung, ladderOptions.resolveRungSpendUsd?.(lookup.rung)) !==
-            lookup.value
-          ) {
-            return false;
-          }
+        case "spend": {
+          // Asked on every paid request: read straight from the ladder's options, no closure.
+          const reading = readRungBudget(lookup.rung, ladderOptions);
+          if (reading.rule !== lookup.rule || reading.exhausted !== lookup.exhausted) return false;
           break;
+        }
         case "evidence":
           if (
             evidenceKey(ladderOptions.resolveOverageEvidence?.(lookup.connectionId)) !==
@@ -113,12 +111,12 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
    * (the ladder's own `readRungBudget`). Every paid request changes the spend itself, so
    * comparing the amount would rebuild the pool on every paid request for nothing.
    */
-  function budgetKey(rung: PaidRung, spentUsd: number | null | undefined): string {
+  function spendLookup(rung: PaidRung, spentUsd: number | null): Lookup {
     const reading = readRungBudget(rung, {
       ...(ladderOptions.rungBudgetUsd ? { rungBudgetUsd: ladderOptions.rungBudgetUsd } : {}),
-      resolveRungSpendUsd: () => spentUsd ?? null,
+      resolveRungSpendUsd: () => spentUsd,
     });
-    return `${reading.rule}:${reading.exhausted}`;
+    return { kind: "spend", rung, rule: reading.rule, exhausted: reading.exhausted };
   }
 
   function fresh(resolution: ResolvedModel, client: ClientIdentity): Entry {
@@ -163,7 +161,7 @@ export function createPoolCache(options: PoolCacheOptions): PoolCache {
             resolveRungSpendUsd(rung) {
               const value = resolveRungSpendUsd(rung);
               if (once(`s\u0000${rung}`)) {
-                lookups.push({ kind: "spend", rung, value: budgetKey(rung, value) });
+                lookups.push(spendLookup(rung, value));
               }
               return value;
             },
