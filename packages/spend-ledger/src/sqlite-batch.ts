@@ -14,7 +14,7 @@ const reserveTag = 0;
 const settleTag = 1;
 const releaseTag = 2;
 
-/** Appends a reserve: insert the reservation row (refused when the file already knows `id`). */
+/** Appends a reserve: insert the live reservation (refused when the file already knows `id`). */
 export function pushReserve(
   writes: BatchWrites,
   id: string,
@@ -26,7 +26,7 @@ export function pushReserve(
   writes.push(reserveTag, id, rung, windowKey, amountMicroUsd, expiresAtMs);
 }
 
-/** Appends a settle: mark reservation `id` settled, add the cost to its window, insert `record`. */
+/** Appends a settle: delete live reservation `id`, add the cost to its window, insert `record`. */
 export function pushSettle(writes: BatchWrites, id: string, record: SpendRecord): void {
   // Every stored column of the record (`costUsd` is derived from `costMicroUsd` on read).
   writes.push(
@@ -49,21 +49,15 @@ export function pushSettle(writes: BatchWrites, id: string, record: SpendRecord)
   );
 }
 
-/** Appends a release: mark reservation `id` released (inserting the row when it is not there). */
-export function pushRelease(
-  writes: BatchWrites,
-  id: string,
-  rung: string,
-  windowKey: string,
-  nowMs: number,
-): void {
-  writes.push(releaseTag, id, rung, windowKey, nowMs);
+/** Appends a release: delete live reservation `id` and keep the id as released. */
+export function pushRelease(writes: BatchWrites, id: string): void {
+  writes.push(releaseTag, id);
 }
 
 /** What one transaction commits: the writes in decision order, then the expiry sweep. */
 export interface Batch {
   writes: BatchWrites;
-  /** Marks live rows expiring at or before this instant expired; null when none did. */
+  /** Moves live reservations expiring at or before this instant to expired; null when none did. */
   sweepUpToMs: number | null;
 }
 
@@ -81,25 +75,27 @@ export type BatchCommitter = (batches: readonly Batch[]) => string[];
  * order they were decided, so a settle never lands before the reservation it finishes.
  */
 export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
-  const selectKnown = db.prepare<[string, string], { one: number }>(
-    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM spend_reservation WHERE id = ?)
-       OR EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = ?)`,
+  const selectKnown = db.prepare<[string, string, string], { one: number }>(
+    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM spend_live WHERE id = ?)
+       OR EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = ?)
+       OR EXISTS (SELECT 1 FROM spend_finished WHERE id = ?)`,
   );
   const insertReservation = db.prepare<[string, string, string, number, number]>(
-    `INSERT INTO spend_reservation (id, rung, window_key, amount_micro_usd, expires_at_ms, state)
-     VALUES (?, ?, ?, ?, ?, 'live')`,
+    `INSERT INTO spend_live (id, rung, window_key, amount_micro_usd, expires_at_ms)
+     VALUES (?, ?, ?, ?, ?)`,
   );
-  const markSettled = db.prepare<[string]>(
-    "UPDATE spend_reservation SET state = 'settled' WHERE id = ?",
-  );
-  const markReleased = db.prepare<[string, string, string, number]>(
-    `INSERT INTO spend_reservation (id, rung, window_key, amount_micro_usd, expires_at_ms, state)
-     VALUES (?, ?, ?, 0, ?, 'released')
+  // A settle deletes the live row; its record is what keeps the id known from then on.
+  const deleteLive = db.prepare<[string]>("DELETE FROM spend_live WHERE id = ?");
+  const markReleased = db.prepare<[string]>(
+    `INSERT INTO spend_finished (id, state) VALUES (?, 'released')
      ON CONFLICT (id) DO UPDATE SET state = 'released'`,
   );
-  const expireStale = db.prepare<[number]>(
-    "UPDATE spend_reservation SET state = 'expired' WHERE state = 'live' AND expires_at_ms <= ?",
+  const keepExpired = db.prepare<[number]>(
+    `INSERT INTO spend_finished (id, state)
+       SELECT id, 'expired' FROM spend_live WHERE expires_at_ms <= ?
+     ON CONFLICT (id) DO NOTHING`,
   );
+  const deleteExpired = db.prepare<[number]>("DELETE FROM spend_live WHERE expires_at_ms <= ?");
   const addSpent = db.prepare<[string, string, number]>(
     `INSERT INTO spend_window (rung, window_key, spent_micro_usd) VALUES (?, ?, ?)
      ON CONFLICT (rung, window_key) DO UPDATE SET spent_micro_usd = spent_micro_usd + excluded.spent_micro_usd`,
@@ -119,7 +115,7 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         // Checked here, on the writing connection, rather than by a read on the deciding thread:
         // that read would come after every commit of this connection and so always start
         // from an invalidated page cache.
-        if (selectKnown.get(id, id) !== undefined) refused.push(id);
+        if (selectKnown.get(id, id, id) !== undefined) refused.push(id);
         else {
           insertReservation.run(
             id,
@@ -135,7 +131,7 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         const rung = writes[at + 5] as string;
         const windowKey = writes[at + 4] as string;
         const costMicroUsd = writes[at + 12] as number;
-        markSettled.run(id);
+        deleteLive.run(id);
         addSpent.run(rung, windowKey, costMicroUsd);
         insertRecord.run(
           writes[at + 2], // reservation_id
@@ -157,13 +153,9 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         return at + 16;
       }
       case releaseTag:
-        markReleased.run(
-          id,
-          writes[at + 2] as string,
-          writes[at + 3] as string,
-          writes[at + 4] as number,
-        );
-        return at + 5;
+        deleteLive.run(id);
+        markReleased.run(id);
+        return at + 2;
       default:
         // A malformed batch must not commit half of itself: throwing rolls the transaction back.
         throw new Error(`unknown batch write tag ${String(tag)} at ${at}`);
@@ -175,7 +167,10 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
     for (const batch of batches) {
       const { writes } = batch;
       for (let at = 0; at < writes.length; ) at = apply(writes, at, refused);
-      if (batch.sweepUpToMs !== null) expireStale.run(batch.sweepUpToMs);
+      if (batch.sweepUpToMs !== null) {
+        keepExpired.run(batch.sweepUpToMs);
+        deleteExpired.run(batch.sweepUpToMs);
+      }
     }
     return refused;
   });

@@ -14,7 +14,7 @@ import {
 import { type BatchWrites, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
-import { type RecordRow, sqliteSchema, toRecord } from "./sqlite-schema";
+import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
 import {
   createWindowBook,
   expireReservations,
@@ -124,15 +124,17 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   try {
     // This thread's connection creates the tables, loads the totals and answers reads.
     db = new Database(path, { timeout: busyTimeoutMs });
+    // First, so a file of a newer layout is refused before anything of it changes.
+    prepareSchema(db, path);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${synchronous === "normal" ? "NORMAL" : "FULL"}`);
-    db.exec(sqliteSchema);
     committer =
       path === ":memory:" || options.commitThread === "main"
         ? inlineCommitThread(db)
         : startCommitWorker({ path, synchronous, busyTimeoutMs });
   } catch (cause) {
     lock?.release();
+    if (SpendLedgerError.isInstance(cause)) throw cause;
     throw new SpendLedgerError({
       code: "store_failure",
       message: `cannot open the SQLite spend store ${path}`,
@@ -140,8 +142,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     });
   }
 
-  const selectReservation = db.prepare<[string], { state: string }>(
-    "SELECT state FROM spend_reservation WHERE id = ?",
+  const selectFinished = db.prepare<[string], { state: string }>(
+    "SELECT state FROM spend_finished WHERE id = ?",
   );
   const selectRecordExists = db.prepare<[string], { one: number }>(
     "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
@@ -160,8 +162,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   const book = createWindowBook();
   const windowState = book.state;
 
-  // Load what is durable: every window's spend and every reservation still marked live (one
-  // that has expired meanwhile is dropped by the first read, as at run time).
+  // Load what is durable: every window's spend and every live reservation (one that has
+  // expired meanwhile is dropped by the first read, as at run time).
   for (const row of db
     .prepare<[], { rung: string; window_key: string; spent: number }>(
       "SELECT rung, window_key, spent_micro_usd AS spent FROM spend_window",
@@ -172,7 +174,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   for (const row of db
     .prepare<[], { id: string; rung: string; window_key: string; amount: number; expires: number }>(
       `SELECT id, rung, window_key, amount_micro_usd AS amount, expires_at_ms AS expires
-       FROM spend_reservation WHERE state = 'live'`,
+       FROM spend_live`,
     )
     .all()) {
     const state = windowState(row.rung, row.window_key);
@@ -194,11 +196,11 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
    * memory before its row is on disk must still refuse its id a second time.
    */
   const pendingReserved = new Set<string>();
-  /** Settled or released: pending in memory, or on disk (a record, or a released row). */
+  /** Settled or released: pending in memory, or on disk (a record, or a released id). */
   const isFinished = (id: string): boolean =>
     pendingFinished.has(id) ||
     selectRecordExists.get(id) !== undefined ||
-    selectReservation.get(id)?.state === "released";
+    selectFinished.get(id)?.state === "released";
   /**
    * Seen before in memory: settled, released or reserved by a batch not committed yet. An id
    * known only to the file is refused by the batch that would have written it (see
@@ -443,7 +445,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     pendingFinished.add(id);
     const result: StoreReleaseResult = { released: held !== undefined, ...totalsOf(state) };
     const batch = current(false);
-    pushRelease(batch.writes, id, rung, windowKey, nowMs);
+    pushRelease(batch.writes, id);
     queue(batch, "release", id, state, held, 0, null);
     return batch.answer.then(() => result);
   };

@@ -1,24 +1,40 @@
+import type Database from "better-sqlite3";
+import { SpendLedgerError } from "./errors";
 import { microToUsd } from "./money";
 import type { SpendRecord } from "./spend-record";
 
-/** Tables of a SQLite spend file; created when missing, unchanged since the first release. */
-export const sqliteSchema = `
+/**
+ * The layout this code reads and writes, kept in the `spend_meta` row `layout` (the file may
+ * be shared with other stores, so the file-wide `user_version` is left alone). Version 2 keeps only
+ * live reservations in `spend_live` (a reserve inserts one row, its settle or release deletes
+ * it) and the ids finished without a record in `spend_finished`; version 0 (the first release)
+ * kept every reservation ever made in `spend_reservation` with a state and a partial index,
+ * three B-tree writes per reserve and two more per settle, and a table that only grew.
+ */
+export const SCHEMA_VERSION = 2;
+
+const tables = `
+CREATE TABLE IF NOT EXISTS spend_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS spend_window (
   rung TEXT NOT NULL,
   window_key TEXT NOT NULL,
   spent_micro_usd INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (rung, window_key)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS spend_reservation (
+CREATE TABLE IF NOT EXISTS spend_live (
   id TEXT PRIMARY KEY,
   rung TEXT NOT NULL,
   window_key TEXT NOT NULL,
   amount_micro_usd INTEGER NOT NULL,
-  expires_at_ms INTEGER NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('live', 'settled', 'released', 'expired'))
-);
-CREATE INDEX IF NOT EXISTS spend_reservation_live
-  ON spend_reservation (rung, window_key, expires_at_ms) WHERE state = 'live';
+  expires_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS spend_finished (
+  id TEXT PRIMARY KEY,
+  state TEXT NOT NULL CHECK (state IN ('released', 'expired', 'settled'))
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS spend_record (
   reservation_id TEXT PRIMARY KEY,
   time_ms INTEGER NOT NULL,
@@ -38,6 +54,66 @@ CREATE TABLE IF NOT EXISTS spend_record (
 );
 CREATE INDEX IF NOT EXISTS spend_record_time ON spend_record (time_ms);
 `;
+
+// Version 0 to 2, in the transaction that creates the new tables: live rows move to spend_live,
+// released and expired ids to spend_finished (a settled id is known by its record; one without
+// a record, which version 0 never wrote, is kept as settled), then the old table goes.
+const fromVersion0 = `
+INSERT INTO spend_live (id, rung, window_key, amount_micro_usd, expires_at_ms)
+  SELECT id, rung, window_key, amount_micro_usd, expires_at_ms
+  FROM spend_reservation WHERE state = 'live';
+INSERT INTO spend_finished (id, state)
+  SELECT id, state FROM spend_reservation WHERE state IN ('released', 'expired');
+INSERT INTO spend_finished (id, state)
+  SELECT id, 'settled' FROM spend_reservation r WHERE state = 'settled'
+    AND NOT EXISTS (SELECT 1 FROM spend_record WHERE reservation_id = r.id);
+DROP INDEX IF EXISTS spend_reservation_live;
+DROP TABLE spend_reservation;
+`;
+
+/**
+ * Creates the spend tables in a new file, or brings a file of the first release to
+ * {@link SCHEMA_VERSION} in one transaction (nothing recorded is lost: spend, records, live
+ * reservations and the ids already finished stay as they were). Refuses a file written by a
+ * newer layout, naming both versions, rather than misread it.
+ */
+export function prepareSchema(db: Database.Database, path: string): void {
+  const version = layoutVersion(db);
+  if (version > SCHEMA_VERSION) {
+    throw new SpendLedgerError({
+      code: "store_failure",
+      message: `the SQLite spend store ${path} has layout version ${version}, newer than this planfirst reads (${SCHEMA_VERSION}): upgrade planfirst to open it`,
+    });
+  }
+  if (version === SCHEMA_VERSION) {
+    db.exec(tables);
+    return;
+  }
+  db.transaction(() => {
+    const old = hasTable(db, "spend_reservation");
+    db.exec(tables);
+    if (old) db.exec(fromVersion0);
+    db.prepare("INSERT INTO spend_meta (key, value) VALUES ('layout', ?)").run(
+      String(SCHEMA_VERSION),
+    );
+  }).immediate();
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return (
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !==
+    undefined
+  );
+}
+
+/** The file's spend layout: its `spend_meta` row, or 0 (the first release, or a new file). */
+function layoutVersion(db: Database.Database): number {
+  if (!hasTable(db, "spend_meta")) return 0;
+  const row = db.prepare("SELECT value FROM spend_meta WHERE key = 'layout'").get() as
+    | { value: string }
+    | undefined;
+  return row === undefined ? 0 : Number(row.value);
+}
 
 /** A `spend_record` row as better-sqlite3 returns it. */
 export interface RecordRow {

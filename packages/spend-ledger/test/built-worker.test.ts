@@ -8,6 +8,7 @@ import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import manifest from "../package.json";
 import config from "../tsup.config";
+import { fileReservations } from "./spend-file";
 import { makeTempDir } from "./temp-dir";
 
 const run = promisify(execFile);
@@ -80,9 +81,7 @@ describe("the built package", () => {
       expect(stdout.trim()).toBe("ok");
       const check = new Database(path, { readonly: true });
       try {
-        expect(check.prepare("SELECT state FROM spend_reservation").all()).toEqual([
-          { state: "settled" },
-        ]);
+        expect([...fileReservations(check).values()]).toEqual(["settled"]);
         expect(check.prepare("SELECT spent_micro_usd AS spent FROM spend_window").get()).toEqual({
           spent: 1234,
         });

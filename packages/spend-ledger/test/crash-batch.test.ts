@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSqliteSpendStore } from "../src/sqlite";
 import { killChildren, spawnTestChild } from "./child-process";
+import { fileReservations } from "./spend-file";
 import { makeTempDir } from "./temp-dir";
 
 const budgetMicro = 400_000;
@@ -56,11 +57,7 @@ describe("SQLite spend store SIGKILLed mid-batch", () => {
 
     const check = new Database(path, { readonly: true });
     expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
-    const durable = new Set(
-      (check.prepare("SELECT id FROM spend_reservation").all() as Array<{ id: string }>).map(
-        (row) => row.id,
-      ),
-    );
+    const durable = new Set(fileReservations(check).keys());
     const booked = new Set(
       (
         check.prepare("SELECT reservation_id AS id FROM spend_record").all() as Array<{
@@ -87,7 +84,7 @@ describe("SQLite spend store SIGKILLed mid-batch", () => {
     // Reopened, what the crash left unsettled still holds budget until it expires.
     const store = createSqliteSpendStore({ path });
     const windows = store.database
-      .prepare("SELECT DISTINCT window_key AS key FROM spend_reservation")
+      .prepare("SELECT window_key AS key FROM spend_live UNION SELECT window_key FROM spend_record")
       .all() as Array<{ key: string }>;
     for (const { key } of windows) {
       const totals = store.totals("cheap", key, Date.now());

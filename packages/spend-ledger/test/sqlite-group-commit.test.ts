@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSpendLedger, isRefusal, type Reservation } from "../src/index";
 import { createSqliteSpendStore } from "../src/sqlite";
+import { fileReservations } from "./spend-file";
 import { makeTempDir } from "./temp-dir";
 
 const nowMs = Date.UTC(2026, 10, 30, 9);
@@ -21,7 +22,8 @@ function committedCounts(path: string) {
   try {
     const count = (sql: string) => (reader.prepare(sql).get() as { n: number }).n;
     return {
-      reservations: count("SELECT COUNT(*) AS n FROM spend_reservation"),
+      // Every reservation id the file knows: live, finished, or settled with its record.
+      reservations: fileReservations(reader).size,
       records: count("SELECT COUNT(*) AS n FROM spend_record"),
     };
   } finally {
@@ -174,15 +176,13 @@ describe("SQLite group commit", () => {
     if (isRefusal(reserved)) throw new Error("refused");
     expect(store.commitStats()).toEqual({ batches: before.batches + 1, writes: before.writes + 3 });
     const reader = new Database(path, { readonly: true });
-    const states = reader
-      .prepare("SELECT id, state FROM spend_reservation ORDER BY rowid")
-      .all() as { id: string; state: string }[];
+    const states = Object.fromEntries(fileReservations(reader));
     reader.close();
-    expect(states).toEqual([
-      { id: toSettle.id, state: "settled" },
-      { id: toRelease.id, state: "released" },
-      { id: reserved.id, state: "live" },
-    ]);
+    expect(states).toEqual({
+      [toSettle.id]: "settled",
+      [toRelease.id]: "released",
+      [reserved.id]: "live",
+    });
     expect((await ledger.records()).map((record) => record.reservationId)).toEqual([toSettle.id]);
     await store.close();
   });
