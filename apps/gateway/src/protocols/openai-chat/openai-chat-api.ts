@@ -116,8 +116,10 @@ export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
 /** Hub usage for a chat `usage` object; null when it carries no counts. */
 export function usageFromChat(usage: unknown): IrUsage | null {
+  // Most stream chunks carry no usage: checked first, since a failed safeParse builds an error.
+  if (!isRecord(usage)) return null;
   const parsed = chatUsageSchema.safeParse(usage);
-  if (!parsed.success || !isRecord(usage)) return null;
+  if (!parsed.success) return null;
   const u = parsed.data;
   if (typeof u.prompt_tokens !== "number" && typeof u.completion_tokens !== "number") return null;
   return {

@@ -102,8 +102,10 @@ export type ResponsesResponse = z.infer<typeof responsesResponseSchema>;
 
 /** Hub usage for a Responses `usage` object; null when it carries no counts. */
 export function usageFromResponses(usage: unknown): IrUsage | null {
+  // Checked first: a failed safeParse builds an error, and most events carry no usage.
+  if (!isRecord(usage)) return null;
   const parsed = responsesUsageSchema.safeParse(usage);
-  if (!parsed.success || !isRecord(usage)) return null;
+  if (!parsed.success) return null;
   const u = parsed.data;
   if (typeof u.input_tokens !== "number" && typeof u.output_tokens !== "number") return null;
   return {
