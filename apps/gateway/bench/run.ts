@@ -16,12 +16,18 @@ import { benchUpstreamClients } from "./upstream-clients";
 // stores; 32 connections, non-stream and stream, one table from one run. Then the paid SQLite
 // gateway's heap after GC at warm-up, +50,000 and +100,000 paid requests.
 // Every server runs in its own process; autocannon runs here.
-// BENCH_DURATION_S: seconds per measured case (default 8). BENCH_CPU_PROF=DIR: write a V8 CPU
+// The machine's speed drifts from one minute to the next (a shared host): each case is measured
+// in BENCH_ROUNDS rounds (default 3), the order of the cases rotated every round, and every
+// measurement sits between two of the raw proxy; a row's ratio is the median over rounds of its
+// req/s ÷ the mean of those two, so a slow minute does not land on whichever path happens to be
+// measured last, nor on the raw proxy alone.
+// BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
 // profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
@@ -119,8 +125,12 @@ for (const variant of GATEWAY_VARIANTS) {
 }
 
 console.log(
-  `${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_REQUESTS} warm-up requests; ` +
-    "upstream, raw proxy and each gateway in their own process, load generator in this one.",
+  `${CONNECTIONS} connections, ${WARMUP_REQUESTS} warm-up requests per case, then ${ROUNDS} rounds of ` +
+    `${DURATION_S} s per case in rotated order, each between two runs of the raw proxy (req/s, ` +
+    'p50, p99: medians; "of raw proxy": median of each round\'s ratio to the mean of the raw ' +
+    'proxy runs around it, "rounds": their range; ' +
+    "CPU: over all rounds); upstream, raw proxy and each gateway in their own process, load " +
+    "generator in this one.",
 );
 console.log(
   "Gateways on auto/thrifty, log level info: plan = a z.ai coding plan key (hard-stop plan, " +
@@ -152,68 +162,115 @@ const cases: [string, string, string, Child][] = [
   ]),
 ];
 
+/** One measurement of one case in one round. */
+interface Sample {
+  result: LoadResult;
+  cpuMicros: number;
+  loopMicros: number;
+  /** Its req/s ÷ the mean of the raw proxy's just before and just after it (1 for the raw proxy). */
+  ratio: number;
+}
 interface Row {
   name: string;
   stream: boolean;
-  result: LoadResult;
-  cpuPerRequest: number;
-  loopPerRequest: number;
+  samples: Sample[];
 }
+const RAW = "raw node:http proxy";
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 const rows: Row[] = [];
 for (const stream of [false, true]) {
-  for (const [name, url, model, server] of cases) {
+  const modeRows = cases.map(([name]): Row => ({ name, stream, samples: [] }));
+  rows.push(...modeRows);
+  for (const [, url, model] of cases) {
     await load(url, body(model, stream), { amount: WARMUP_REQUESTS });
+  }
+  const rawRow = modeRows.find((row) => row.name === RAW)!;
+  const others = cases.filter(([name]) => name !== RAW);
+  const [, rawUrl, rawModel, rawServer] = cases.find(([name]) => name === RAW)!;
+  const measure = async (url: string, model: string, server: Child) => {
     const before = await cpuMicros(server);
     const result = await load(url, body(model, stream));
     const after = await cpuMicros(server);
-    const total = result.requests.total;
-    rows.push({
-      name,
-      stream,
-      result,
-      cpuPerRequest: (after.cpu - before.cpu) / total,
-      loopPerRequest: (after.loop - before.loop) / total,
-    });
+    return { result, cpuMicros: after.cpu - before.cpu, loopMicros: after.loop - before.loop };
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    let rawBefore = await measure(rawUrl, rawModel, rawServer);
+    rawRow.samples.push({ ...rawBefore, ratio: 1 });
+    for (let index = 0; index < others.length; index++) {
+      const [name, url, model, server] = others[(index + round) % others.length]!;
+      const sample = await measure(url, model, server);
+      const rawAfter = await measure(rawUrl, rawModel, rawServer);
+      rawRow.samples.push({ ...rawAfter, ratio: 1 });
+      const rawRate = (rawBefore.result.requests.average + rawAfter.result.requests.average) / 2;
+      modeRows
+        .find((row) => row.name === name)!
+        .samples.push({ ...sample, ratio: sample.result.requests.average / rawRate });
+      rawBefore = rawAfter;
+    }
   }
 }
-const proxyRate = (stream: boolean) =>
-  rows.find((row) => row.stream === stream && row.name === "raw node:http proxy")!.result.requests
-    .average;
+/** A row's figures over its rounds: medians, and CPU per request over all its requests. */
+const summary = (row: Row) => {
+  const requests = row.samples.reduce((sum, sample) => sum + sample.result.requests.total, 0);
+  const ratios = row.samples.map((sample) => sample.ratio);
+  return {
+    rate: median(row.samples.map((sample) => sample.result.requests.average)),
+    ratio: median(ratios),
+    minRatio: Math.min(...ratios),
+    maxRatio: Math.max(...ratios),
+    p50: median(row.samples.map((sample) => sample.result.latency.p50)),
+    p99: median(row.samples.map((sample) => sample.result.latency.p99)),
+    cpu: row.samples.reduce((sum, sample) => sum + sample.cpuMicros, 0) / requests,
+    loop: row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) / requests,
+    errors: row.samples.reduce(
+      (sum, { result }) => sum + result.non2xx + result.errors + result.timeouts,
+      0,
+    ),
+  };
+};
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
 printTable(
   [
     "path",
     "mode",
     "req/s",
     "of raw proxy",
+    "rounds",
     "p50 ms",
     "p99 ms",
     "CPU µs/req",
     "loop µs/req",
     "errors",
   ],
-  rows.map(({ name, stream, result, cpuPerRequest, loopPerRequest }) => [
-    name,
-    stream ? "stream" : "non-stream",
-    result.requests.average.toFixed(0),
-    `${((result.requests.average / proxyRate(stream)) * 100).toFixed(0)} %`,
-    String(result.latency.p50),
-    String(result.latency.p99),
-    cpuPerRequest.toFixed(0),
-    loopPerRequest.toFixed(0),
-    String(result.non2xx + result.errors + result.timeouts),
-  ]),
+  rows.map((row) => {
+    const figures = summary(row);
+    return [
+      row.name,
+      row.stream ? "stream" : "non-stream",
+      figures.rate.toFixed(0),
+      percent(figures.ratio),
+      `${(figures.minRatio * 100).toFixed(0)}–${(figures.maxRatio * 100).toFixed(0)}`,
+      String(figures.p50),
+      String(figures.p99),
+      figures.cpu.toFixed(0),
+      figures.loop.toFixed(0),
+      String(figures.errors),
+    ];
+  }),
 );
 console.log("");
 for (const stream of [false, true]) {
   const target = stream ? 50 : 60;
   const planfirst = rows.filter((row) => row.stream === stream && row.name.startsWith("planfirst"));
   if (planfirst.length === 0) continue;
-  const worst = Math.min(
-    ...planfirst.map((row) => row.result.requests.average / proxyRate(stream)),
-  );
+  const worst = Math.min(...planfirst.map((row) => summary(row).ratio));
   console.log(
-    `${stream ? "stream" : "non-stream"}: slowest planfirst path ${(worst * 100).toFixed(0)} % ` +
-      `of the raw proxy (target ≥ ${target} %)`,
+    `${stream ? "stream" : "non-stream"}: slowest planfirst path ${percent(worst)} ` +
+      `of the raw proxy, median of ${ROUNDS} rounds (target ≥ ${target} %)`,
   );
 }
 
