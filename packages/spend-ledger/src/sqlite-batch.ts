@@ -106,8 +106,19 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
        reserved_micro_usd, client_key_id, request_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  /**
+   * Spend added per window by the settles of one transaction, written once per window at its
+   * end: nothing in the transaction reads `spend_window`, and one upsert per window replaces
+   * one per settle.
+   */
+  type SpentByWindow = Map<string, { rung: string; windowKey: string; microUsd: number }>;
   /** Applies the write starting at `at`; returns where the next one starts. */
-  const apply = (writes: BatchWrites, at: number, refused: string[]): number => {
+  const apply = (
+    writes: BatchWrites,
+    at: number,
+    refused: string[],
+    spent: SpentByWindow,
+  ): number => {
     const tag = writes[at];
     const id = writes[at + 1] as string;
     switch (tag) {
@@ -132,7 +143,10 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         const windowKey = writes[at + 4] as string;
         const costMicroUsd = writes[at + 12] as number;
         deleteLive.run(id);
-        addSpent.run(rung, windowKey, costMicroUsd);
+        const windowId = `${rung}\u0000${windowKey}`;
+        const added = spent.get(windowId);
+        if (added) added.microUsd += costMicroUsd;
+        else spent.set(windowId, { rung, windowKey, microUsd: costMicroUsd });
         insertRecord.run(
           writes[at + 2], // reservation_id
           Date.parse(time),
@@ -164,13 +178,17 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
   // Each batch as if it were committed alone: its writes, then its sweep.
   const commit = db.transaction((batches: readonly Batch[]) => {
     const refused: string[] = [];
+    const spent: SpentByWindow = new Map();
     for (const batch of batches) {
       const { writes } = batch;
-      for (let at = 0; at < writes.length; ) at = apply(writes, at, refused);
+      for (let at = 0; at < writes.length; ) at = apply(writes, at, refused, spent);
       if (batch.sweepUpToMs !== null) {
         keepExpired.run(batch.sweepUpToMs);
         deleteExpired.run(batch.sweepUpToMs);
       }
+    }
+    for (const { rung, windowKey, microUsd } of spent.values()) {
+      addSpent.run(rung, windowKey, microUsd);
     }
     return refused;
   });
