@@ -30,11 +30,18 @@ export interface WindowBook {
 
 /** Creates an empty {@link WindowBook}. */
 export function createWindowBook(): WindowBook {
-  const windows = new Map<string, WindowState>();
+  // Keyed by rung, then window key, rather than by one joined string: both are strings the
+  // caller reuses (config, the ledger's window keyer), whose hashes are kept, so a lookup
+  // builds nothing.
+  const windows = new Map<string, Map<string, WindowState>>();
   return {
     state(rung, windowKey) {
-      const key = `${rung}\u0000${windowKey}`;
-      let state = windows.get(key);
+      let ofRung = windows.get(rung);
+      if (!ofRung) {
+        ofRung = new Map();
+        windows.set(rung, ofRung);
+      }
+      let state = ofRung.get(windowKey);
       if (!state) {
         state = {
           spentMicroUsd: 0,
@@ -42,12 +49,12 @@ export function createWindowBook(): WindowBook {
           live: new Map(),
           nextExpiryMs: Number.POSITIVE_INFINITY,
         };
-        windows.set(key, state);
+        ofRung.set(windowKey, state);
       }
       return state;
     },
     peek(rung, windowKey) {
-      return windows.get(`${rung}\u0000${windowKey}`);
+      return windows.get(rung)?.get(windowKey);
     },
   };
 }
