@@ -20,12 +20,13 @@ export function writeNodeReply(outgoing: ServerResponse, reply: GatewayReply): v
 
 async function pump(outgoing: ServerResponse, source: ClientStreamSource): Promise<void> {
   let gone = false;
-  const onClose = () => {
+  // An inline listener: under tsx a named one would also get its name set, once per stream.
+  // `close` is emitted once, so `on` serves (without the wrapper `once` adds).
+  outgoing.on("close", () => {
     if (outgoing.writableFinished) return;
     gone = true;
     source.cancel();
-  };
-  outgoing.once("close", onClose);
+  });
   try {
     // Held for one turn of the event loop: a short upstream stream that has already arrived
     // whole leaves in one packet with its end instead of two.
