@@ -1,5 +1,9 @@
 import type { QuotaState } from "@planfirst/quota-cache";
-import { type LadderOptions, readRungBudget } from "@planfirst/subscription-ladder";
+import {
+  type LadderOptions,
+  type RungBudgetRule,
+  readRungBudget,
+} from "@planfirst/subscription-ladder";
 import { buildTargets, type DispatchTarget, type PoolLiveState } from "./build-pool";
 import type { ClientIdentity } from "./client-identity";
 import type { ModelResolution, RoutingTable } from "./routing-table";
@@ -34,7 +38,7 @@ type Lookup =
       model: string;
       value: QuotaState | undefined;
     }
-  | { kind: "spend"; rung: PaidRung; rule: string; exhausted: boolean }
+  | { kind: "spend"; rung: PaidRung; rule: RungBudgetRule; exhausted: boolean }
   | { kind: "evidence"; connectionId: string; value: string };
 
 type PaidRung = Parameters<NonNullable<LadderOptions["resolveRungSpendUsd"]>>[0];
