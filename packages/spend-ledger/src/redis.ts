@@ -1,7 +1,8 @@
 import { performance } from "node:perf_hooks";
 import { Redis, ReplyError } from "ioredis";
 import { SpendLedgerError } from "./errors";
-import { refreshScript, releaseScript, reserveScript, settleScript } from "./redis-scripts";
+import { type BatchAnswer, type BatchOperation, createBatchQueue } from "./redis-batch";
+import { batchScript } from "./redis-scripts";
 import {
   createMemoryJournal,
   createSqliteJournal,
@@ -9,14 +10,13 @@ import {
   type SettleJournal,
 } from "./settle-journal";
 import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import {
-  SETTLE_DELAY_MS,
-  type SpendStore,
-  type StoreReleaseRequest,
-  type StoreReleaseResult,
-  type StoreSettleRequest,
-  type StoreSettleResult,
-  type WindowTotals,
+import type {
+  SpendStore,
+  StoreReleaseRequest,
+  StoreReleaseResult,
+  StoreSettleRequest,
+  StoreSettleResult,
+  WindowTotals,
 } from "./spend-store";
 
 /** Where the Redis spend store reports an outage and its end (pino's `warn` fits). */
@@ -95,7 +95,8 @@ interface MirrorEntry extends WindowTotals {
   seq: number;
 }
 
-type ScriptReply = [number, string, string, string, number];
+/** The batch script's answer: a flag per operation, then the window's totals after them. */
+type ScriptReply = [number[], string, string, string, number];
 
 /**
  * A budget window's pub/sub member (JSON `[rung, windowKey]`), its script keys, and when this
@@ -112,12 +113,7 @@ const maxCachedWindows = 1024;
 
 type ScriptCommand = (...args: Array<string | number>) => Promise<ScriptReply>;
 
-const commandNames = {
-  reserve: "planfirstSpendReserve",
-  settle: "planfirstSpendSettle",
-  release: "planfirstSpendRelease",
-  refresh: "planfirstSpendRefresh",
-} as const;
+const batchCommand = "planfirstSpendBatch";
 
 const silentLogger: SpendStoreLogger = { warn: () => {} };
 
@@ -131,10 +127,11 @@ function describeCause(cause: unknown): Record<string, unknown> {
 }
 
 /**
- * A spend store in Redis. Each operation is ONE round trip: reserve is one Lua script (expire
- * stale reservations, check the budget, insert), settle and release one script each, so any
- * number of replicas share one budget exactly; concurrent operations are pipelined on one
- * connection (see `autoPipelining`). The ledger's synchronous reads come from an
+ * A spend store in Redis. Each operation is at most ONE round trip: the reserves, settles and
+ * releases issued for a budget window in one turn of the event loop run in one Lua script call,
+ * atomically and in order (see redis-scripts.ts and redis-batch.ts), so any number of replicas
+ * share one budget exactly; the calls of a turn leave in one socket write on one connection
+ * (see `autoPipelining`). The ledger's synchronous reads come from an
  * in-memory mirror of each window's totals, updated from the replies of this store's own
  * scripts and from the totals other replicas publish on pub/sub (ordered by a per-window
  * sequence number, so a late message never overwrites newer state; a burst of changes is
@@ -183,10 +180,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   const windowsKey = `${base}:windows`;
   const recordsKey = `${base}:records`;
 
-  client.defineCommand(commandNames.reserve, { numberOfKeys: 5, lua: reserveScript });
-  client.defineCommand(commandNames.settle, { numberOfKeys: 6, lua: settleScript });
-  client.defineCommand(commandNames.release, { numberOfKeys: 5, lua: releaseScript });
-  client.defineCommand(commandNames.refresh, { numberOfKeys: 5, lua: refreshScript });
+  client.defineCommand(batchCommand, { numberOfKeys: 6, lua: batchScript });
   // Every command issued during one turn of the event loop leaves in one socket write: with
   // many operations in flight, one reply chunk resolves dozens of them and each continues with
   // its next command in the same turn. The connection is corked at the first of them and
@@ -204,18 +198,10 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     corked.cork();
     process.nextTick(uncork);
   };
-  const command = (name: keyof typeof commandNames): ScriptCommand => {
-    const fn = (client as unknown as Record<string, ScriptCommand>)[commandNames[name]]!;
-    return (...args) => {
-      batchTurn();
-      return fn.apply(client, args);
-    };
-  };
-  const scripts = {
-    reserve: command("reserve"),
-    settle: command("settle"),
-    release: command("release"),
-    refresh: command("refresh"),
+  const script = (client as unknown as Record<string, ScriptCommand>)[batchCommand]!;
+  const runScript: ScriptCommand = (...args) => {
+    batchTurn();
+    return script.apply(client, args);
   };
 
   const mirror = new Map<string, MirrorEntry>();
@@ -252,7 +238,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
 
   const windowKeys = (member: string) => {
     const win = `${base}:win:${member}`;
-    return [win, `${win}:live`, `${win}:amounts`, `${win}:done`, windowsKey];
+    return [win, `${win}:live`, `${win}:amounts`, `${win}:done`, windowsKey, recordsKey];
   };
   // A window's member and keys are built once, not on every operation. Windows are few (one per
   // rung per budget period); the map is emptied if it ever grows past that.
@@ -318,14 +304,13 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     await Promise.all(
       due.map(({ ref, nowMs }) => {
         ref.publishedAt = at;
-        return scripts
-          .refresh(...ref.keys, nowMs, channel, ref.member, "1")
-          .then((reply) => applyReply(ref.member, reply))
-          .catch(() => {
+        return runBatch(ref, channel, true, [
+          refreshOperation(nowMs, () => {
             // Redis did not answer: try again after the interval (or once it is back).
             if (!unpublished.has(ref.member)) unpublished.set(ref.member, { ref, nowMs });
             schedulePublish();
-          });
+          }),
+        ]);
       }),
     );
   };
@@ -343,15 +328,74 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     return entry;
   };
 
-  const applyReply = (member: string, reply: ScriptReply) => {
-    const [flag, spent, reserved, next, seq] = reply;
-    apply(member, spent, reserved, next, Number(seq));
-    return {
-      flag: Number(flag) === 1,
-      spentMicroUsd: Number(spent),
-      reservedMicroUsd: Number(reserved),
-    };
+  /**
+   * One script call for window `ref`: `operations` in order, then the window's totals go to the
+   * mirror and every operation is answered with its flag and those totals. Never rejects: a
+   * failed call rejects each operation with its error.
+   */
+  const runBatch = async (
+    ref: WindowRef,
+    channelArg: string,
+    publishAlways: boolean,
+    operations: readonly BatchOperation[],
+  ): Promise<void> => {
+    const args: Array<string | number> = [
+      ...ref.keys,
+      channelArg,
+      ref.member,
+      publishAlways ? "1" : "0",
+    ];
+    for (const {
+      kind,
+      nowMs,
+      args: [id, a, b, c],
+    } of operations)
+      args.push(kind, nowMs, id, a, b, c);
+    let reply: ScriptReply;
+    try {
+      reply = await runScript(...args);
+    } catch (error) {
+      for (const operation of operations) operation.reject(error);
+      return;
+    }
+    const [flags, spent, reserved, next, seq] = reply;
+    apply(ref.member, spent, reserved, next, Number(seq));
+    const spentMicroUsd = Number(spent);
+    const reservedMicroUsd = Number(reserved);
+    for (let index = 0; index < operations.length; index++) {
+      const flag = Number(flags[index]) === 1;
+      operations[index]!.resolve({ flag, spentMicroUsd, reservedMicroUsd });
+    }
   };
+
+  const refreshOperation = (nowMs: number, onError: () => void): BatchOperation => ({
+    kind: "x",
+    nowMs,
+    args: ["", "", "", ""],
+    resolve: () => {},
+    reject: onError,
+  });
+
+  // A reserve, settle or release waits in the queue for its window's next script call: one call
+  // per window per turn carries them all (see redis-batch.ts for when a batch leaves).
+  const queue = createBatchQueue<WindowRef>((ref, operations) => {
+    let nowMs = 0;
+    for (const operation of operations) if (operation.nowMs > nowMs) nowMs = operation.nowMs;
+    return runBatch(ref, channelFor(ref, nowMs), false, operations);
+  });
+  const submit = (
+    request: { rung: string; windowKey: string; nowMs: number },
+    kind: BatchOperation["kind"],
+    args: BatchOperation["args"],
+    urgent: boolean,
+  ): Promise<BatchAnswer> =>
+    new Promise((resolve, reject) =>
+      queue.add(
+        windowOf(request.rung, request.windowKey),
+        { kind, nowMs: request.nowMs, args, resolve, reject },
+        urgent,
+      ),
+    );
 
   const loadAll = async () => {
     const members = await client.smembers(windowsKey);
@@ -373,34 +417,33 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     });
   };
 
-  const settleOnRedis = async (request: StoreSettleRequest) => {
-    const ref = windowOf(request.rung, request.windowKey);
-    const reply = await scripts.settle(
-      ...ref.keys,
-      recordsKey,
-      request.nowMs,
-      channelFor(ref, request.nowMs),
-      ref.member,
-      request.reservationId,
-      String(request.record.costMicroUsd),
-      Date.parse(request.record.time),
-      JSON.stringify(request.record),
+  const settleOnRedis = async (request: StoreSettleRequest, urgent: boolean) => {
+    const { record } = request;
+    const answer = await submit(
+      request,
+      "s",
+      [
+        request.reservationId,
+        String(record.costMicroUsd),
+        Date.parse(record.time),
+        JSON.stringify(record),
+      ],
+      urgent,
     );
-    const { flag, ...totals } = applyReply(ref.member, reply);
-    return { booked: flag, ...totals };
+    return {
+      booked: answer.flag,
+      spentMicroUsd: answer.spentMicroUsd,
+      reservedMicroUsd: answer.reservedMicroUsd,
+    };
   };
 
-  const releaseOnRedis = async (request: StoreReleaseRequest) => {
-    const ref = windowOf(request.rung, request.windowKey);
-    const reply = await scripts.release(
-      ...ref.keys,
-      request.nowMs,
-      channelFor(ref, request.nowMs),
-      ref.member,
-      request.reservationId,
-    );
-    const { flag, ...totals } = applyReply(ref.member, reply);
-    return { released: flag, ...totals };
+  const releaseOnRedis = async (request: StoreReleaseRequest, urgent: boolean) => {
+    const answer = await submit(request, "l", [request.reservationId, "", "", ""], urgent);
+    return {
+      released: answer.flag,
+      spentMicroUsd: answer.spentMicroUsd,
+      reservedMicroUsd: answer.reservedMicroUsd,
+    };
   };
 
   // Replays the journal, oldest first, pipelined; an entry leaves the journal only once Redis
@@ -414,8 +457,8 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
       await Promise.all(
         entries.map(async (entry: JournalEntry) => {
           try {
-            if (entry.kind === "settle") await settleOnRedis(entry.request);
-            else await releaseOnRedis(entry.request);
+            if (entry.kind === "settle") await settleOnRedis(entry.request, true);
+            else await releaseOnRedis(entry.request, true);
             journal.remove(entry.request.reservationId);
           } catch (cause) {
             if (!(cause instanceof ReplyError)) markDown(cause);
@@ -544,28 +587,6 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     };
   };
 
-  // Settles and releases wait (at most SETTLE_DELAY_MS, see there why that is safe) for the next
-  // reserve and go out in its socket write: under load that halves the writes (and wake-ups)
-  // per paid request.
-  let deferred: (() => Promise<unknown>)[] = [];
-  let deferredTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Sends the deferred settles and releases now, in this turn's write; resolves when answered. */
-  const sendDeferred = (): Promise<unknown> => {
-    if (deferredTimer !== undefined) {
-      clearTimeout(deferredTimer);
-      deferredTimer = undefined;
-    }
-    const due = deferred;
-    deferred = [];
-    return Promise.allSettled(due.map((send) => send()));
-  };
-  /** `write()`'s result, once the next reserve or the delay has sent it. */
-  const afterNextReserve = <T>(write: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      deferred.push(() => write().then(resolve, reject));
-      deferredTimer ??= setTimeout(sendDeferred, SETTLE_DELAY_MS);
-    });
-
   /** A finishing write Redis did not take goes to the journal (when the cause is an outage). */
   const journaling = async <T>(
     entry: JournalEntry,
@@ -591,55 +612,53 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   };
 
   const refresh = (rung: string, windowKey: string, nowMs: number) => {
-    const { member, keys } = windowOf(rung, windowKey);
+    const ref = windowOf(rung, windowKey);
+    const { member } = ref;
     if (refreshing.has(member) || closed || client.status !== "ready") return;
     refreshing.add(member);
-    scripts
-      .refresh(...keys, nowMs, channel, member)
-      .then((reply) => applyReply(member, reply))
-      .catch(() => {})
-      .finally(() => refreshing.delete(member));
+    void runBatch(ref, channel, false, [refreshOperation(nowMs, () => {})]).then(() =>
+      refreshing.delete(member),
+    );
   };
 
   return {
     ready,
-    reserve: (request) => {
-      if (deferred.length > 0) void sendDeferred();
-      return run("reserve", async () => {
-        const ref = windowOf(request.rung, request.windowKey);
-        const reply = await scripts.reserve(
-          ...ref.keys,
-          request.nowMs,
-          channelFor(ref, request.nowMs),
-          ref.member,
-          request.reservationId,
-          String(request.amountMicroUsd),
-          request.budgetMicroUsd === null ? "" : String(request.budgetMicroUsd),
-          request.expiresAtMs,
+    reserve: (request) =>
+      run("reserve", async () => {
+        const answer = await submit(
+          request,
+          "r",
+          [
+            request.reservationId,
+            String(request.amountMicroUsd),
+            request.budgetMicroUsd === null ? "" : String(request.budgetMicroUsd),
+            request.expiresAtMs,
+          ],
+          true,
         );
-        const { flag, ...totals } = applyReply(ref.member, reply);
-        return { admitted: flag, ...totals };
-      });
-    },
+        return {
+          admitted: answer.flag,
+          spentMicroUsd: answer.spentMicroUsd,
+          reservedMicroUsd: answer.reservedMicroUsd,
+        };
+      }),
+    // Nobody waits for a settle or release: it goes with the next reserve's script call (or
+    // after SETTLE_DELAY_MS, see there why that is safe).
     settle: (request): Promise<StoreSettleResult> =>
-      afterNextReserve(() =>
-        journaling(
-          { kind: "settle", request },
-          () => settleOnRedis(request),
-          (added) => ({
-            booked: added,
-            journaled: added,
-            ...lastKnown(request.rung, request.windowKey),
-          }),
-        ),
+      journaling(
+        { kind: "settle", request },
+        () => settleOnRedis(request, false),
+        (added) => ({
+          booked: added,
+          journaled: added,
+          ...lastKnown(request.rung, request.windowKey),
+        }),
       ),
     release: (request): Promise<StoreReleaseResult> =>
-      afterNextReserve(() =>
-        journaling(
-          { kind: "release", request },
-          () => releaseOnRedis(request),
-          (added) => ({ released: added, ...lastKnown(request.rung, request.windowKey) }),
-        ),
+      journaling(
+        { kind: "release", request },
+        () => releaseOnRedis(request, false),
+        (added) => ({ released: added, ...lastKnown(request.rung, request.windowKey) }),
       ),
     totals(rung, windowKey, nowMs) {
       if (!loaded) return null;
@@ -657,12 +676,15 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
           .map((member) => JSON.parse(member) as SpendRecord)
           .filter((record) => recordMatches(record, Date.parse(record.time), query));
       }),
-    flush: () => (client.status === "ready" && loaded ? replay() : Promise.resolve()),
+    async flush() {
+      await queue.flush();
+      if (client.status === "ready" && loaded) await replay();
+    },
     journalSize: () => journal.size(),
     async close() {
       if (closed) return;
-      // What waits for a reserve goes now (to Redis, or to the journal).
-      await sendDeferred();
+      // What waits in the queue goes now (to Redis, or to the journal).
+      await queue.flush();
       if (client.status === "ready" && loaded) await replay();
       // Other replicas get the totals of this store's last changes before it goes.
       clearTimeout(publishTimer);

@@ -148,6 +148,60 @@ describe("redis spend store", () => {
     await peer.close();
   });
 
+  it("runs a turn's operations on one window in one script call, in the order they were issued", async () => {
+    const client = new Redis(redisUrl, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    let scriptCalls = 0;
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      if (command.name === "evalsha" || command.name === "eval") scriptCalls += 1;
+      return (send as (...args: unknown[]) => unknown)(command, ...rest);
+    }) as typeof client.sendCommand;
+    const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:batch` });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 2.5 } });
+    await ledger.ready();
+    scriptCalls = 0;
+
+    // 40 reserves of 0.10 in one turn against 2.50: the first 25 issued are admitted.
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        ledger.reserve({
+          rung: "cheap",
+          connectionId: "deepseek",
+          model: "deepseek-chat",
+          maxCostUsd: 0.1,
+          requestId: `batch-${index}`,
+        }),
+      ),
+    );
+    expect(results.map((result) => !isRefusal(result))).toEqual(
+      Array.from({ length: 40 }, (_, index) => index < 25),
+    );
+    expect(scriptCalls).toBe(1);
+    expect(ledger.reservedUsd("cheap")).toBe(2.5);
+
+    // Their settles wait for the next reserve and go in its call; it sees the budget they free.
+    scriptCalls = 0;
+    const settled = results
+      .filter((result) => !isRefusal(result))
+      .map((reservation) =>
+        ledger.settle(reservation as Exclude<typeof reservation, { refused: true }>, 0.05, usage),
+      );
+    const next = await ledger.reserve({
+      rung: "cheap",
+      connectionId: "deepseek",
+      model: "deepseek-chat",
+      maxCostUsd: 1,
+      requestId: "after-settles",
+    });
+    expect(isRefusal(next)).toBe(false);
+    expect((await Promise.all(settled)).every((result) => result.booked)).toBe(true);
+    expect(scriptCalls).toBe(1);
+    expect(ledger.spentUsd("cheap")).toBe(1.25);
+    expect(ledger.reservedUsd("cheap")).toBe(1);
+    await store.close();
+    await client.quit();
+  });
+
   it("uses a caller's client without quitting it", async () => {
     const client = new Redis(redisUrl);
     const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:own-client` });
