@@ -20,7 +20,7 @@ export type {
   QuotaCache,
   QuotaCacheOptions,
 } from "./quota-cache";
-export { createQuotaCache } from "./quota-cache";
+export { createQuotaCache, EVIDENCE_REWRITE_INTERVAL_MS } from "./quota-cache";
 export type { QuotaState, QuotaWindow, QuotaWindowScope } from "./quota-state";
 export { clampCooldownToReset, isStateStaleForReset } from "./quota-state";
 export type {

@@ -1,5 +1,14 @@
-import type { OverageObservation } from "@planfirst/quota-cache";
+import { EVIDENCE_REWRITE_INTERVAL_MS, type OverageObservation } from "@planfirst/quota-cache";
 import type { UpstreamConnector } from "./connector";
+
+/**
+ * When each connector last handed its `on` to the quota cache. A connector that bills after its
+ * window says so on every answer (an OpenRouter or Anthropic key, Codex with credits); the cache
+ * does not rewrite a repeat younger than {@link EVIDENCE_REWRITE_INTERVAL_MS}, so such a repeat
+ * is not even built here: on the paid path that is a date, a string and a store lookup per
+ * request saved. The first `on` of a connector, and every one after the interval, still goes.
+ */
+const lastOnMs = new WeakMap<UpstreamConnector, number>();
 
 /**
  * Records what a connector learned about billing after its window (Codex credits, Copilot
@@ -16,9 +25,13 @@ export function observeBilling(
   connector: UpstreamConnector,
 ): void {
   if (connector.billsAfterWindow() !== true) return;
+  const nowMs = deps.now();
+  const last = lastOnMs.get(connector);
+  if (last !== undefined && nowMs >= last && nowMs - last < EVIDENCE_REWRITE_INTERVAL_MS) return;
+  lastOnMs.set(connector, nowMs);
   deps.quotaCache.observeEvidence(connectionId, {
     evidence: "on",
-    observedAt: new Date(deps.now()).toISOString(),
+    observedAt: new Date(nowMs).toISOString(),
     source: "credits",
     detail: `${connector.provider} bills after its window`,
   });
