@@ -477,6 +477,9 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     markUp();
     if (loaded) {
       void replay();
+      // The replayed settles leave now, ahead of the deferred publish: their own script call
+      // then publishes them at once instead of one publish interval later.
+      void queue.flush();
       void publishDeferred();
     }
   });
