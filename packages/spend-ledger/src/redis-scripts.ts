@@ -16,10 +16,10 @@
 //     'x' refresh:  id, a, b, c unused; expires stale reservations   flag: 0
 //
 // Before each operation, reservations expired by that operation's `now` are removed, so every
-// operation sees exactly what it would see alone. Amounts stay strings end to end: Redis
-// converts Lua numbers to text inexactly above 10^14, so the totals HINCRBY answers are turned
-// back into exact decimal strings. The script returns { flags, spent, reserved, next expiry ('' when
-// none), seq }, the window's totals after the whole batch, and when it changed the window and
+// operation sees exactly what it would see alone. Amounts travel as decimal strings: Redis
+// converts Lua numbers to text inexactly above 10^14, so the script formats its totals itself
+// (string.format %d, exact to 2^53). The script returns { flags, spent, reserved, next expiry
+// ('' when none), seq }, the window's totals after the whole batch, and when it changed the window and
 // was given a channel, publishes the same totals so other replicas update their mirrors. The
 // caller leaves the channel empty to fold a burst of changes into one later publish (see
 // `publishIntervalMs` in redis.ts); a refresh can force that publish.
@@ -29,14 +29,18 @@ export const ARGS_PER_OPERATION = 6;
 
 export const batchScript = `
 local changed = false
-local spent, reserved, seq
+-- The window's totals, read once; the batch's changes are added to them here and written back
+-- at the end as one HINCRBY per total. Lua numbers are exact integers up to 2^53 micro-USD.
+local totals = redis.call('HMGET', KEYS[1], 'spent', 'reserved', 'seq')
+local spent = tonumber(totals[1] or '0')
+local reserved = tonumber(totals[2] or '0')
+local seq = tonumber(totals[3] or '0')
+local spentDelta, reservedDelta = 0, 0
 local function decimal(n) return string.format('%d', n) end
-local function readTotals()
-  if spent ~= nil and reserved ~= nil and seq ~= nil then return end
-  local t = redis.call('HMGET', KEYS[1], 'spent', 'reserved', 'seq')
-  spent = spent or t[1] or '0'
-  reserved = reserved or t[2] or '0'
-  seq = seq or tonumber(t[3] or '0')
+local function unreserve(amount)
+  local micro = tonumber(amount)
+  reserved = reserved - micro
+  reservedDelta = reservedDelta - micro
 end
 -- The earliest live reservation, read once and kept current.
 local firstId, nextExpiry
@@ -50,9 +54,7 @@ local function sweep(now)
   local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
   for _, id in ipairs(stale) do
     local amount = redis.call('HGET', KEYS[3], id)
-    if amount and amount ~= '0' then
-      reserved = decimal(redis.call('HINCRBY', KEYS[1], 'reserved', '-' .. amount))
-    end
+    if amount then unreserve(amount) end
     redis.call('HDEL', KEYS[3], id)
   end
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -64,9 +66,7 @@ local function removeLive(id)
   if not amount then return false end
   redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[2], id)
-  if amount ~= '0' then
-    reserved = decimal(redis.call('HINCRBY', KEYS[1], 'reserved', '-' .. amount))
-  end
+  unreserve(amount)
   changed = true
   if id == firstId then readFirst() end
   return true
@@ -77,13 +77,14 @@ local function reserve(id, amount, budget, expiresAt)
   if redis.call('SISMEMBER', KEYS[4], id) == 1 then
     return redis.call('HEXISTS', KEYS[3], id)
   end
-  readTotals()
-  if budget ~= '' and tonumber(spent) + tonumber(reserved) + tonumber(amount) > tonumber(budget) then
+  local micro = tonumber(amount)
+  if budget ~= '' and spent + reserved + micro > tonumber(budget) then
     return redis.call('HEXISTS', KEYS[3], id)
   end
   if redis.call('HSETNX', KEYS[3], id, amount) == 0 then return 1 end
   redis.call('ZADD', KEYS[2], expiresAt, id)
-  reserved = decimal(redis.call('HINCRBY', KEYS[1], 'reserved', amount))
+  reserved = reserved + micro
+  reservedDelta = reservedDelta + micro
   if not nextExpiry or tonumber(expiresAt) < tonumber(nextExpiry) then
     firstId, nextExpiry = id, expiresAt
   end
@@ -94,7 +95,9 @@ end
 local function settle(id, cost, timeMs, record)
   if redis.call('SADD', KEYS[4], id) == 0 then return 0 end
   removeLive(id)
-  spent = decimal(redis.call('HINCRBY', KEYS[1], 'spent', cost))
+  local micro = tonumber(cost)
+  spent = spent + micro
+  spentDelta = spentDelta + micro
   redis.call('ZADD', KEYS[6], timeMs, record)
   changed = true
   return 1
@@ -118,14 +121,16 @@ for i = 4, #ARGV, ${ARGS_PER_OPERATION} do
   end
   flags[#flags + 1] = flag
 end
+if reservedDelta ~= 0 then redis.call('HINCRBY', KEYS[1], 'reserved', decimal(reservedDelta)) end
+if spentDelta ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', decimal(spentDelta)) end
 if changed then
   seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
   redis.call('SADD', KEYS[5], ARGV[2])
 end
-readTotals()
 local expiry = nextExpiry or ''
-if (changed or ARGV[3] == '1') and ARGV[1] ~= '' then
-  redis.call('PUBLISH', ARGV[1], cjson.encode({ w = ARGV[2], s = spent, r = reserved, n = expiry, q = seq }))
+local spentText, reservedText = decimal(spent), decimal(reserved)
+if ARGV[1] ~= '' and (changed or ARGV[3] == '1') then
+  redis.call('PUBLISH', ARGV[1], cjson.encode({ w = ARGV[2], s = spentText, r = reservedText, n = expiry, q = seq }))
 end
-return { flags, spent, reserved, expiry, seq }
+return { flags, spentText, reservedText, expiry, seq }
 `;
