@@ -4,6 +4,14 @@ import { observeBilling } from "./observe-billing";
 import { createOpenAiCompatibleConnector } from "./openai-compatible/openai-compatible-connector";
 import { createOpenRouterConnector } from "./openrouter/openrouter-connector";
 
+const openRouter = (id: string) =>
+  createOpenRouterConnector({
+    id,
+    provider: "openrouter",
+    authType: "apikey",
+    credential: "sk-or-1",
+  });
+
 function setUp() {
   let nowMs = Date.parse("2026-12-01T10:00:00.000Z");
   const quotaCache = createQuotaCache({ now: () => nowMs });
@@ -17,12 +25,7 @@ function setUp() {
 describe("observeBilling", () => {
   it("records a billing connector's `on` at once, skips repeats inside the rewrite interval, refreshes it after", () => {
     const { quotaCache, deps, advance } = setUp();
-    const connector = createOpenRouterConnector({
-      id: "or",
-      provider: "openrouter",
-      authType: "apikey",
-      credential: "sk-or-1",
-    });
+    const connector = openRouter("or");
     observeBilling(deps, "or", connector);
     const first = quotaCache.overageEvidence("or");
     expect(first).toEqual([
@@ -46,9 +49,8 @@ describe("observeBilling", () => {
 
   it("keeps each connector's interval apart, and records nothing for one that does not bill", () => {
     const { quotaCache, deps } = setUp();
-    const spec = { provider: "openrouter", authType: "apikey", credential: "sk-or-1" } as const;
-    const a = createOpenRouterConnector({ id: "a", ...spec });
-    const b = createOpenRouterConnector({ id: "b", ...spec });
+    const a = openRouter("a");
+    const b = openRouter("b");
     observeBilling(deps, "a", a);
     observeBilling(deps, "b", b);
     expect(quotaCache.overageEvidence("a")).toHaveLength(1);
