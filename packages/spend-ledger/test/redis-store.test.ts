@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { createSpendLedger, isRefusal } from "../src/index";
+import { createSpendLedger, isRefusal, type SpendLedger } from "../src/index";
 import { createRedisSpendStore } from "../src/redis";
 import { redisUrl, uniquePrefix } from "./redis-url";
 import { describeSpendStoreContract } from "./store-contract";
@@ -8,6 +8,21 @@ import { describeSpendStoreContract } from "./store-contract";
 const filePrefix = uniquePrefix("redis-store");
 const usage = { model: "deepseek-chat", inputTokens: 1, outputTokens: 1 };
 let storeCount = 0;
+
+/** `count` reserves of 0.10 on the cheap rung, issued together; request ids `${tag}-${i}`. */
+function reserveMany(ledger: SpendLedger, count: number, tag: string) {
+  return Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      ledger.reserve({
+        rung: "cheap",
+        connectionId: "deepseek",
+        model: "deepseek-chat",
+        maxCostUsd: 0.1,
+        requestId: `${tag}-${index}`,
+      }),
+    ),
+  );
+}
 
 describeSpendStoreContract("redis", () => {
   storeCount += 1;
@@ -126,17 +141,7 @@ describe("redis spend store", () => {
     const writerLedger = open(writer);
     const peerLedger = open(peer);
     await Promise.all([writerLedger.ready(), peerLedger.ready()]);
-    const reservations = await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        writerLedger.reserve({
-          rung: "cheap",
-          connectionId: "deepseek",
-          model: "deepseek-chat",
-          maxCostUsd: 0.1,
-          requestId: `stream-${index}`,
-        }),
-      ),
-    );
+    const reservations = await reserveMany(writerLedger, 20, "stream");
     for (const reservation of reservations) {
       if (isRefusal(reservation)) throw new Error("refused");
       await writerLedger.settle(reservation, 0.05, usage);
@@ -162,17 +167,7 @@ describe("redis spend store", () => {
     scriptCalls = 0;
 
     // 40 reserves of 0.10 in one turn against 2.50: the first 25 issued are admitted.
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, index) =>
-        ledger.reserve({
-          rung: "cheap",
-          connectionId: "deepseek",
-          model: "deepseek-chat",
-          maxCostUsd: 0.1,
-          requestId: `batch-${index}`,
-        }),
-      ),
-    );
+    const results = await reserveMany(ledger, 40, "batch");
     expect(results.map((result) => !isRefusal(result))).toEqual(
       Array.from({ length: 40 }, (_, index) => index < 25),
     );
