@@ -3,7 +3,7 @@ import type { SpendRecord, SpendRecordQuery } from "./spend-record";
 
 /**
  * Longest a store lets a settle or release wait for the next reserve to share its write (the
- * SQLite store's batch, the Redis store's socket write), in ms. No caller waits for a settle or
+ * SQLite store's batch, the Redis store's script call), in ms. No caller waits for a settle or
  * release (the gateway has answered its client), and until it lands the reservation still
  * counts: the books over-count, never under-count.
  */
