@@ -3,9 +3,12 @@
 // Redis; default 127.0.0.1:6379). Each in-flight row is a closed loop: `width` workers each
 // reserve, then settle, then start over, until `pairs` pairs are done. "reserve p50/p99" is what a
 // request waits before it may call the upstream; "pair" adds the settle (which the gateway
-// need not wait for). "main busy µs/pair" is the event-loop time each pair costs the main thread;
+// need not wait for; in the "settle behind" rows, as in the gateway, a worker goes on as soon as
+// its settle is issued, and the run ends once every settle has landed, so there "pair" is the
+// reserve plus issuing the settle). "main busy µs/pair" is the event-loop time each pair costs the main thread;
 // "main cpu µs/pair" is the main thread's own CPU time per pair (Linux only), which leaves out the
 // time the thread was not running, so it is the steadier figure on a shared machine.
+// "redis-server µs/pair" is the Redis server's own CPU time per pair (INFO cpu), for the Redis rows.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,14 +52,29 @@ interface LoopResult {
   busyUsPerPair: number;
   /** CPU time of the main thread per pair, in µs; null where it cannot be read. */
   cpuUsPerPair: number | null;
+  /** redis-server CPU time (user + system) per pair, in µs; null for the other stores. */
+  redisUsPerPair: number | null;
 }
 
-/** `width` workers doing reserve → settle pairs until `pairs` are done (after `warmup` pairs). */
+/** redis-server's own CPU time so far (INFO cpu, user + system), in µs. */
+async function redisCpuUs(admin: Redis): Promise<number> {
+  const info = await admin.info("cpu");
+  const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
+  return (field("used_cpu_user") + field("used_cpu_sys")) * 1_000_000;
+}
+
+/**
+ * `width` workers doing reserve → settle pairs until `pairs` are done (after `warmup` pairs).
+ * With `settle: "behind"` a worker starts its next pair without waiting for the settle, as the
+ * gateway does (its client has its answer); the run ends once every settle has landed. With
+ * `redis`, the Redis server's CPU time over the run is measured too.
+ */
 async function closedLoop(
   store: SpendStore,
   width: number,
   pairs: number,
   warmup: number,
+  { settle = "awaited", redis }: { settle?: "awaited" | "behind"; redis?: Redis } = {},
 ): Promise<LoopResult> {
   // A budget large enough never to refuse, so every pair does the full write path.
   const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 1_000_000 } });
@@ -65,6 +83,7 @@ async function closedLoop(
   const reserveMs: number[] = [];
   const pairMs: number[] = [];
   let unavailable = 0;
+  let settleError: unknown;
   const pair = async (timed: boolean) => {
     const index = started++;
     const t0 = performance.now();
@@ -85,7 +104,12 @@ async function closedLoop(
     }
     const t1 = performance.now();
     if (isRefusal(reservation)) throw new Error("the benchmark budget refused a reservation");
-    await ledger.settle(reservation, 0.004321, usage);
+    const settled = ledger.settle(reservation, 0.004321, usage);
+    if (settle === "awaited") await settled;
+    else
+      settled.catch((error: unknown) => {
+        settleError ??= error;
+      });
     if (timed) {
       reserveMs.push(t1 - t0);
       pairMs.push(performance.now() - t0);
@@ -102,13 +126,18 @@ async function closedLoop(
     await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
   };
   await run(warmup, false);
+  await ledger.flush();
+  const redis0 = redis ? await redisCpuUs(redis) : null;
   const t0 = performance.now();
   const loop0 = performance.eventLoopUtilization();
   const cpu0 = mainThreadCpuNs();
   await run(pairs, true);
+  await ledger.flush();
+  if (settleError !== undefined) throw settleError;
   const elapsedMs = performance.now() - t0;
   const loop = performance.eventLoopUtilization(loop0);
   const cpu1 = mainThreadCpuNs();
+  const redis1 = redis ? await redisCpuUs(redis) : null;
   reserveMs.sort((a, b) => a - b);
   pairMs.sort((a, b) => a - b);
   return {
@@ -119,6 +148,7 @@ async function closedLoop(
     unavailable,
     busyUsPerPair: (loop.active * 1000) / pairs,
     cpuUsPerPair: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / 1000 / pairs,
+    redisUsPerPair: redis0 === null || redis1 === null ? null : (redis1 - redis0) / pairs,
   };
 }
 
@@ -135,6 +165,7 @@ const add = (name: string, width: number, result: LoopResult) => {
     quantile(result.pairMs, 0.99).toFixed(3),
     result.busyUsPerPair.toFixed(1),
     result.cpuUsPerPair === null ? "-" : result.cpuUsPerPair.toFixed(1),
+    result.redisUsPerPair === null ? "-" : result.redisUsPerPair.toFixed(1),
     String(result.unavailable),
   ]);
 };
@@ -167,11 +198,26 @@ try {
       }
     }
   }
+  // The gateway's pattern: the default store, 32 requests in flight, settles not waited for.
+  const behind = createSqliteSpendStore({ path: join(dir, `${file++}.db`) });
+  add(
+    "sqlite (synchronous=full, commit on worker), settle behind",
+    32,
+    await closedLoop(behind, 32, 10_000, 500, { settle: "behind" }),
+  );
+  await behind.close();
 
   const redis = createRedisSpendStore({ url: redisUrl, keyPrefix });
   await redis.ready();
-  add("redis", 1, await closedLoop(redis, 1, 5_000, 200));
-  add("redis", 50, await closedLoop(redis, 50, 10_000, 500));
+  const server = new Redis(redisUrl);
+  add("redis", 1, await closedLoop(redis, 1, 5_000, 200, { redis: server }));
+  add("redis", 50, await closedLoop(redis, 50, 10_000, 500, { redis: server }));
+  add(
+    "redis, settle behind",
+    32,
+    await closedLoop(redis, 32, 20_000, 1_000, { settle: "behind", redis: server }),
+  );
+  await server.quit();
   await redis.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -194,6 +240,7 @@ printTable(
     "pair p99 ms",
     "main busy µs/pair",
     "main cpu µs/pair",
+    "redis-server µs/pair",
     "unavailable",
   ],
   rows,
