@@ -181,11 +181,10 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   const recordsKey = `${base}:records`;
 
   client.defineCommand(batchCommand, { numberOfKeys: 6, lua: batchScript });
-  // Every command issued during one turn of the event loop leaves in one socket write: with
-  // many operations in flight, one reply chunk resolves dozens of them and each continues with
-  // its next command in the same turn. The connection is corked at the first of them and
-  // uncorked once the turn's callbacks have run (process.nextTick), so nothing waits longer
-  // than that turn: no queueing, and the command deadline and outage rules are unchanged.
+  // Every command issued during one turn of the event loop leaves in one socket write: the
+  // script calls of several windows, a refresh, a deferred publish. The connection is corked at
+  // the first of them and uncorked once the turn's callbacks have run (process.nextTick), so
+  // nothing waits longer than that turn, and the command deadline and outage rules are unchanged.
   let corked: Redis["stream"] | undefined;
   const uncork = () => {
     const stream = corked;
