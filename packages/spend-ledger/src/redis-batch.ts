@@ -1,4 +1,5 @@
-import { SETTLE_DELAY_MS, type WindowTotals } from "./spend-store";
+import { createHandOver } from "./hand-over";
+import type { WindowTotals } from "./spend-store";
 
 /** An operation's flag in the batch script's answer, with its window's totals after the batch. */
 export interface BatchAnswer extends WindowTotals {
@@ -24,10 +25,9 @@ export const MAX_BATCH_OPERATIONS = 256;
 /** Operations waiting for their window's next script call, by window. */
 export interface BatchQueue<W> {
   /**
-   * Queues `operation` for window `window`. An urgent one (a reserve, which a request waits for)
-   * is sent at the end of this turn of the event loop, after the I/O callbacks of the turn have
-   * queued theirs (`setImmediate`); any other (a settle or release, which nobody waits for) goes
-   * with the next urgent one or after {@link SETTLE_DELAY_MS}, whichever comes first.
+   * Queues `operation` for window `window`; an urgent one (a reserve, which a request waits for)
+   * is sent at the end of this turn, any other (a settle or release) with the next urgent one or
+   * after SETTLE_DELAY_MS (see hand-over.ts).
    */
   add(window: W, operation: BatchOperation, urgent: boolean): void;
   /** Sends everything queued now; resolves when every call sent so far has been answered. */
@@ -44,14 +44,8 @@ export function createBatchQueue<W>(
 ): BatchQueue<W> {
   const queued = new Map<W, BatchOperation[]>();
   const inFlight = new Set<Promise<void>>();
-  let immediate: ReturnType<typeof setImmediate> | undefined;
-  let late: ReturnType<typeof setTimeout> | undefined;
-
   const sendAll = () => {
-    if (immediate !== undefined) clearImmediate(immediate);
-    if (late !== undefined) clearTimeout(late);
-    immediate = undefined;
-    late = undefined;
+    handOver.cancel();
     for (const [window, operations] of queued) {
       for (let at = 0; at < operations.length; at += MAX_BATCH_OPERATIONS) {
         const call = send(window, operations.slice(at, at + MAX_BATCH_OPERATIONS));
@@ -61,14 +55,14 @@ export function createBatchQueue<W>(
     }
     queued.clear();
   };
+  const handOver = createHandOver(sendAll);
 
   return {
     add(window, operation, urgent) {
       const operations = queued.get(window);
       if (operations) operations.push(operation);
       else queued.set(window, [operation]);
-      if (urgent) immediate ??= setImmediate(sendAll);
-      else if (immediate === undefined) late ??= setTimeout(sendAll, SETTLE_DELAY_MS);
+      handOver.request(urgent);
     },
     flush() {
       sendAll();

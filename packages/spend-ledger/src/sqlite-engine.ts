@@ -1,15 +1,15 @@
 import Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
+import { createHandOver, type HandOver } from "./hand-over";
 import type { SpendRecord, SpendRecordQuery } from "./spend-record";
-import {
-  SETTLE_DELAY_MS,
-  type StoreReleaseRequest,
-  type StoreReleaseResult,
-  type StoreReserveRequest,
-  type StoreReserveResult,
-  type StoreSettleRequest,
-  type StoreSettleResult,
-  type WindowTotals,
+import type {
+  StoreReleaseRequest,
+  StoreReleaseResult,
+  StoreReserveRequest,
+  StoreReserveResult,
+  StoreSettleRequest,
+  StoreSettleResult,
+  WindowTotals,
 } from "./spend-store";
 import { type BatchWrites, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
@@ -315,17 +315,12 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     );
   };
 
-  /** A hand-over is scheduled at the end of this turn (someone waits for the batch). */
-  let handOverThisTurn = false;
-  /** A later hand-over is scheduled for a batch of settles and releases only. */
-  let lateHandOver: ReturnType<typeof setTimeout> | null = null;
+  const handOver = createHandOver(dispatch);
 
   /**
-   * The batch being queued into, opened on first use. `urgent` (a reserve, whose caller waits
-   * for it before calling the upstream, or a flush) hands it over at the end of this turn;
-   * otherwise (a settle or release, whose caller need not wait) it is handed over with the next
-   * urgent batch or after {@link SETTLE_DELAY_MS}, whichever comes first, so under load settles
-   * ride with reserves instead of costing a batch of their own.
+   * The batch being queued into, opened on first use, and handed over as `urgent` asks (see
+   * {@link HandOver.request}): a reserve or flush at the end of this turn, a settle or release
+   * with the next urgent batch or after SETTLE_DELAY_MS.
    */
   const current = (urgent: boolean): QueuedBatch => {
     if (open === null) {
@@ -337,24 +332,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       });
       open = { writes: [], queued: [], answer, resolve, reject };
     }
-    if (urgent) {
-      if (!handOverThisTurn) {
-        handOverThisTurn = true;
-        setImmediate(handOver);
-      }
-    } else if (!handOverThisTurn && lateHandOver === null) {
-      lateHandOver = setTimeout(handOver, SETTLE_DELAY_MS);
-    }
+    handOver.request(urgent);
     return open;
-  };
-
-  const handOver = () => {
-    handOverThisTurn = false;
-    if (lateHandOver !== null) {
-      clearTimeout(lateHandOver);
-      lateHandOver = null;
-    }
-    dispatch();
   };
 
   /** Notes what a write did in memory, for its batch's answer (its wire form is in `writes`). */
