@@ -2,7 +2,7 @@ import { BUDGET_WINDOWS, type BudgetWindow, createWindowKeyer } from "./budget-w
 import { invalidArgument, requireNonEmptyString, requireNonNegativeInteger } from "./errors";
 import { type MicroRounding, type MicroUsd, microToUsd, usdToMicro } from "./money";
 import { newReservationId } from "./reservation-id";
-import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import { recordTime, type SpendRecord, type SpendRecordQuery } from "./spend-record";
 import type { SpendStore, WindowTotals } from "./spend-store";
 
 /** Options of {@link createSpendLedger}. */
@@ -267,7 +267,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const costMicroUsd = usdAmount("actualCostUsd", actualCostUsd, "up");
       const nowMs = now();
       const record: SpendRecord = {
-        time: new Date(nowMs).toISOString(),
+        time: recordTime(nowMs),
         windowKey: reservation.windowKey,
         rung: reservation.rung,
         connectionId: input.connectionId ?? reservation.connectionId,

@@ -27,6 +27,26 @@ export interface SpendRecord {
   reservationId: string;
 }
 
+/** The second of the last {@link recordTime}, and its ISO text up to the milliseconds. */
+let lastSecond = Number.NaN;
+let secondPrefix = "";
+
+/**
+ * `new Date(ms).toISOString()`, the form of {@link SpendRecord.time}, without a Date and a full
+ * format per record: settles come many per second, so the text up to the second is kept from the
+ * last call and only the milliseconds are written. A non-integer instant takes the full format.
+ */
+export function recordTime(ms: number): string {
+  if (!Number.isSafeInteger(ms)) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    secondPrefix = new Date(ms).toISOString().slice(0, -4);
+    lastSecond = second;
+  }
+  const milli = ms - second * 1000;
+  return `${secondPrefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+}
+
 /** Filter for `records()`. Bounds are epoch milliseconds on `time`: `sinceMs` ≤ time < `untilMs`. */
 export interface SpendRecordQuery {
   sinceMs?: number;
