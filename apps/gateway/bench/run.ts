@@ -143,7 +143,9 @@ console.log("");
 // The CPU column is the serving process's own time, every thread (the upstream's for "direct"):
 // on a machine shared by the load generator and every hop, it is steadier than req/s. The loop
 // column is the time the main thread's event loop was busy: a Node server's ceiling is one core
-// of it, whatever its other threads (the SQLite commit thread) use.
+// of it, whatever its other threads (the SQLite commit thread) use. "loop busy" is that time over
+// the wall time of the load: near 100 % the path is bound by its own main thread; well below, its
+// requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
   keyless: "planfirst, keyless rung",
@@ -167,6 +169,8 @@ interface Sample {
   result: LoadResult;
   cpuMicros: number;
   loopMicros: number;
+  /** Wall-clock time of the load, in microseconds. */
+  wallMicros: number;
   /** Its req/s ÷ the mean of the raw proxy's just before and just after it (1 for the raw proxy). */
   ratio: number;
 }
@@ -193,9 +197,16 @@ for (const stream of [false, true]) {
   const [, rawUrl, rawModel, rawServer] = cases.find(([name]) => name === RAW)!;
   const measure = async (url: string, model: string, server: Child) => {
     const before = await cpuMicros(server);
+    const startedAt = performance.now();
     const result = await load(url, body(model, stream));
+    const wallMicros = (performance.now() - startedAt) * 1000;
     const after = await cpuMicros(server);
-    return { result, cpuMicros: after.cpu - before.cpu, loopMicros: after.loop - before.loop };
+    return {
+      result,
+      cpuMicros: after.cpu - before.cpu,
+      loopMicros: after.loop - before.loop,
+      wallMicros,
+    };
   };
   for (let round = 0; round < ROUNDS; round++) {
     let rawBefore = await measure(rawUrl, rawModel, rawServer);
@@ -226,6 +237,9 @@ const summary = (row: Row) => {
     p99: median(row.samples.map((sample) => sample.result.latency.p99)),
     cpu: row.samples.reduce((sum, sample) => sum + sample.cpuMicros, 0) / requests,
     loop: row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) / requests,
+    busy:
+      row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) /
+      row.samples.reduce((sum, sample) => sum + sample.wallMicros, 0),
     errors: row.samples.reduce(
       (sum, { result }) => sum + result.non2xx + result.errors + result.timeouts,
       0,
@@ -244,6 +258,7 @@ printTable(
     "p99 ms",
     "CPU µs/req",
     "loop µs/req",
+    "loop busy",
     "errors",
   ],
   rows.map((row) => {
@@ -258,6 +273,7 @@ printTable(
       String(figures.p99),
       figures.cpu.toFixed(0),
       figures.loop.toFixed(0),
+      percent(figures.busy),
       String(figures.errors),
     ];
   }),
