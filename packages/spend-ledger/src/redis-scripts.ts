@@ -9,7 +9,8 @@
 //   KEYS[5] set of known windows                      KEYS[6] records (zset by time)
 //   ARGV[1] pub/sub channel ('' = do not publish)     ARGV[2] window member (JSON [rung, windowKey])
 //   ARGV[3] '1' = publish the totals even when nothing changed (the deferred publish)
-//   then six arguments per operation, from ARGV[4]: kind, now (epoch ms), id, a, b, c —
+//   ARGV[4] the operations, six fields each, every field of every operation joined by '\n'
+//     (see encodeOperations): kind, now (epoch ms), id, a, b, c —
 //     'r' reserve:  a amount, b budget ('' = none), c expiresAtMs   flag: admitted
 //     's' settle:   a cost, b record time (epoch ms), c record JSON  flag: booked
 //     'l' release:  a, b, c unused                                  flag: released (was live)
@@ -24,8 +25,34 @@
 // caller leaves the channel empty to fold a burst of changes into one later publish (see
 // `publishIntervalMs` in redis.ts); a refresh can force that publish.
 
-/** The number of arguments each operation takes in {@link batchScript}. */
-export const ARGS_PER_OPERATION = 6;
+import type { BatchOperation } from "./redis-batch";
+
+/**
+ * The script's ARGV[4]: every field of every operation joined by '\n'. One argument instead of
+ * six per operation: the client's command encoder works per argument (a turn's call carries
+ * tens of operations), and the script reads the fields back with a plain string search. No
+ * field may hold a '\n': kinds and numbers cannot, a record's JSON never does (JSON.stringify
+ * escapes control characters), and the store refuses a reservation id that does
+ * ({@link isFieldSafe}).
+ */
+export function encodeOperations(
+  operations: readonly Pick<BatchOperation, "kind" | "nowMs" | "args">[],
+): string {
+  let encoded = "";
+  for (const {
+    kind,
+    nowMs,
+    args: [id, a, b, c],
+  } of operations) {
+    encoded += `${encoded === "" ? "" : "\n"}${kind}\n${nowMs}\n${id}\n${a}\n${b}\n${c}`;
+  }
+  return encoded;
+}
+
+/** True when `value` can travel as one field of {@link encodeOperations}. */
+export function isFieldSafe(value: string): boolean {
+  return !value.includes("\n");
+}
 
 export const batchScript = `
 local changed = false
@@ -108,16 +135,37 @@ local function release(id)
   return 0
 end
 local flags = {}
-for i = 4, #ARGV, ${ARGS_PER_OPERATION} do
-  local kind = ARGV[i]
-  sweep(tonumber(ARGV[i + 1]))
+-- ARGV[4]: six '\\n'-separated fields per operation (see encodeOperations); read in order.
+local batch = ARGV[4]
+local at = 1
+local function field()
+  local stop = string.find(batch, '\\n', at, true)
+  local value
+  if stop then
+    value = string.sub(batch, at, stop - 1)
+    at = stop + 1
+  else
+    value = string.sub(batch, at)
+    at = #batch + 2
+  end
+  return value
+end
+while at <= #batch do
+  -- One call each, in order (Lua leaves the order of an expression list's calls open).
+  local kind = field()
+  local now = field()
+  local id = field()
+  local a = field()
+  local b = field()
+  local c = field()
+  sweep(tonumber(now))
   local flag = 0
   if kind == 'r' then
-    flag = reserve(ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+    flag = reserve(id, a, b, c)
   elseif kind == 's' then
-    flag = settle(ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+    flag = settle(id, a, b, c)
   elseif kind == 'l' then
-    flag = release(ARGV[i + 2])
+    flag = release(id)
   end
   flags[#flags + 1] = flag
 end

@@ -1,8 +1,8 @@
 import { performance } from "node:perf_hooks";
 import { Redis, ReplyError } from "ioredis";
-import { SpendLedgerError } from "./errors";
+import { invalidArgument, SpendLedgerError } from "./errors";
 import { type BatchAnswer, type BatchOperation, createBatchQueue } from "./redis-batch";
-import { batchScript } from "./redis-scripts";
+import { batchScript, encodeOperations, isFieldSafe } from "./redis-scripts";
 import {
   createMemoryJournal,
   createSqliteJournal,
@@ -338,21 +338,15 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     publishAlways: boolean,
     operations: readonly BatchOperation[],
   ): Promise<void> => {
-    const args: Array<string | number> = [
-      ...ref.keys,
-      channelArg,
-      ref.member,
-      publishAlways ? "1" : "0",
-    ];
-    for (const {
-      kind,
-      nowMs,
-      args: [id, a, b, c],
-    } of operations)
-      args.push(kind, nowMs, id, a, b, c);
     let reply: ScriptReply;
     try {
-      reply = await runScript(...args);
+      reply = await runScript(
+        ...ref.keys,
+        channelArg,
+        ref.member,
+        publishAlways ? "1" : "0",
+        encodeOperations(operations),
+      );
     } catch (error) {
       for (const operation of operations) operation.reject(error);
       return;
@@ -623,9 +617,21 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     );
   };
 
+  /**
+   * Null when `id` can travel in the batch script's operations (see `encodeOperations`), else
+   * the `invalid_argument` rejection that refuses the operation before anything is sent.
+   */
+  const unsafeId = (id: string): Promise<never> | null =>
+    isFieldSafe(id)
+      ? null
+      : new Promise<never>(() =>
+          invalidArgument("request.reservationId", "an id without a line break", id),
+        );
+
   return {
     ready,
     reserve: (request) =>
+      unsafeId(request.reservationId) ??
       run("reserve", async () => {
         const answer = await submit(
           request,
@@ -647,6 +653,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     // Nobody waits for a settle or release: it goes with the next reserve's script call (or
     // after SETTLE_DELAY_MS, see there why that is safe).
     settle: (request): Promise<StoreSettleResult> =>
+      unsafeId(request.reservationId) ??
       journaling(
         { kind: "settle", request },
         () => settleOnRedis(request, false),
@@ -657,6 +664,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         }),
       ),
     release: (request): Promise<StoreReleaseResult> =>
+      unsafeId(request.reservationId) ??
       journaling(
         { kind: "release", request },
         () => releaseOnRedis(request, false),

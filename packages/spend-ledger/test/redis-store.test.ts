@@ -197,6 +197,60 @@ describe("redis spend store", () => {
     await client.quit();
   });
 
+  it("carries any record text in a batch, and refuses an id with a line break", async () => {
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix: `${filePrefix}:fields` });
+    const ledger = createSpendLedger({ store, budgetsUsd: { cheap: 5 } });
+    await ledger.ready();
+    // Reserves and settles of one turn share one script call; a record's text holds what the
+    // batch's field separator is (a line break) and what JSON escapes.
+    const model = 'line\nbreak "quoted" \\ tab\t ünï 模型';
+    const reservations = await reserveMany(ledger, 3, "fields");
+    const settled = await Promise.all(
+      reservations.map((reservation, index) => {
+        if (isRefusal(reservation)) throw new Error("refused");
+        return ledger.settle(reservation, 0.01 * (index + 1), {
+          ...usage,
+          model,
+          clientKeyId: `key\n${index}`,
+        });
+      }),
+    );
+    expect(settled.every((result) => result.booked)).toBe(true);
+    const records = await ledger.records();
+    expect(records.map((record) => [record.model, record.clientKeyId, record.costUsd])).toEqual([
+      [model, "key\n0", 0.01],
+      [model, "key\n1", 0.02],
+      [model, "key\n2", 0.03],
+    ]);
+
+    const windowKey = ledger.currentWindowKey();
+    const nowMs = Date.now();
+    const unsafe = "id\nwith a break";
+    const refused = await store
+      .reserve({
+        reservationId: unsafe,
+        rung: "cheap",
+        windowKey,
+        amountMicroUsd: 1,
+        budgetMicroUsd: null,
+        nowMs,
+        expiresAtMs: nowMs + 60_000,
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "invalid_argument", path: "request.reservationId" });
+    const record = records[0]!;
+    await expect(
+      store.settle({ reservationId: unsafe, rung: "cheap", windowKey, nowMs, record }),
+    ).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(
+      store.release({ reservationId: unsafe, rung: "cheap", windowKey, nowMs }),
+    ).rejects.toMatchObject({ code: "invalid_argument" });
+    expect(ledger.spentUsd("cheap")).toBe(0.06);
+    expect(ledger.reservedUsd("cheap")).toBe(0);
+    expect(store.journalSize()).toBe(0);
+    await store.close();
+  });
+
   it("uses a caller's client without quitting it", async () => {
     const client = new Redis(redisUrl);
     const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:own-client` });
