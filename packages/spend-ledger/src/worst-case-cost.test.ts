@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { costOf } from "./cost";
 import { SpendLedgerError } from "./errors";
@@ -214,5 +215,96 @@ describe("estimateWorstCaseCost on a body nested 100 000 deep", () => {
     expect(SpendLedgerError.isInstance(thrown)).toBe(true);
     expect((thrown as SpendLedgerError).code).toBe("invalid_argument");
     expect((thrown as SpendLedgerError).path).toBe("body");
+  });
+});
+
+describe("scanWorstCase on any JSON body", () => {
+  /** The scan as its definition states it, one value at a time (the reference). */
+  const referenceScan = (body: unknown) => {
+    let images = 0;
+    let cacheControl = false;
+    const json = JSON.stringify(body, function (this: unknown, key, value: unknown) {
+      if (key === "cache_control" && value != null) cacheControl = true;
+      if (typeof value !== "string") return value;
+      const holder = this as { type?: unknown; media_type?: unknown };
+      const image =
+        (value.startsWith("data:image/") && value.includes(";base64,")) ||
+        (key === "data" &&
+          holder.type === "base64" &&
+          typeof holder.media_type === "string" &&
+          holder.media_type.startsWith("image/"));
+      if (!image) return value;
+      images += 1;
+      return "";
+    });
+    return {
+      inputTokens:
+        Math.ceil(Buffer.byteLength(json ?? "", "utf8") / 3) + images * INLINE_IMAGE_TOKENS,
+      cacheControl,
+    };
+  };
+  // Words that make the text look like what the scan looks for, inside strings and keys.
+  const tricky = fc.constantFrom(
+    "cache_control",
+    '"cache_control',
+    'a"cache_control',
+    '"cache_control":',
+    '{"cache_control":{"type":"ephemeral"}}',
+    ',"cache_control":null',
+    "base64",
+    "data:image/png;base64,iVBORw0KGgo=",
+    "data:image/jpeg;base64,",
+    "image/png",
+    "data",
+    "type",
+    "media_type",
+    "\\",
+    '\\"',
+    "{",
+    ",",
+    "null",
+  );
+  const text = fc.oneof(
+    tricky,
+    fc.string(),
+    fc.tuple(fc.string(), tricky).map(([a, b]) => a + b),
+  );
+  const key = fc.oneof(tricky, fc.string({ maxLength: 6 }));
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small" },
+      text,
+      fc.integer(),
+      fc.constant(null),
+      fc.boolean(),
+      fc.array(tie("node"), { maxLength: 4 }),
+      fc.dictionary(key, tie("node"), { maxKeys: 4 }),
+      // Blocks shaped like the real ones: Anthropic images and cache marks, OpenAI image URLs.
+      fc.record({
+        type: fc.constantFrom("base64", "text", "image"),
+        media_type: fc.constantFrom("image/png", "application/pdf"),
+        data: text,
+      }),
+      fc.record({
+        type: fc.constant("text"),
+        text,
+        cache_control: fc.oneof(fc.constant(null), fc.record({ type: fc.constant("ephemeral") })),
+      }),
+      fc.record({
+        url: fc.constantFrom("data:image/png;base64,AAAA", "https://example.com/a.png"),
+      }),
+    ),
+  })).node;
+
+  it("counts the same bytes, images and cache marks as the definition", () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 5 }), (body) => {
+        const scan = scanWorstCase({ body, protocol: "anthropic" });
+        const expected = referenceScan(body);
+        expect(scan.inputTokens).toBe(expected.inputTokens);
+        expect(scan.cacheControl).toBe(expected.cacheControl);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -137,13 +137,36 @@ function noteAndDropImages(this: unknown, key: string, value: unknown): unknown 
   return value;
 }
 
+/**
+ * Serialises the body once without a replacer (the serialiser's fast path) and reads what it
+ * needs from the text; only a body whose text holds "base64" (where an inline image could be) is
+ * serialised again through {@link noteAndDropImages}. Both give the same scan: an inline image
+ * is a string holding ";base64," or a `data` beside `type: "base64"`, neither of which can be
+ * written without those letters (JSON escapes only quotes, backslashes and control characters).
+ */
 function scanBody(body: unknown): BodyScan {
+  const json = serialise(body);
+  if (json === undefined) return { bytes: 0, images: 0, cacheControl: false };
+  if (!json.includes("base64")) {
+    return {
+      bytes: Buffer.byteLength(json, "utf8"),
+      images: 0,
+      cacheControl: hasCacheControlKey(json),
+    };
+  }
   const scan: BodyScan = { bytes: 0, images: 0, cacheControl: false };
   scanning = scan;
+  const withoutImages = serialise(body, noteAndDropImages);
+  scan.bytes = withoutImages === undefined ? 0 : Buffer.byteLength(withoutImages, "utf8");
+  return scan;
+}
+
+function serialise(
+  body: unknown,
+  replacer?: (this: unknown, key: string, value: unknown) => unknown,
+): string | undefined {
   try {
-    const json = JSON.stringify(body, noteAndDropImages);
-    scan.bytes = json === undefined ? 0 : Buffer.byteLength(json, "utf8");
-    return scan;
+    return JSON.stringify(body, replacer);
   } catch (error) {
     // The serialiser recurses: a body nested too deep for it is refused, never a crash. It
     // could not be sent upstream either (sending serialises it the same way).
@@ -152,6 +175,23 @@ function scanBody(body: unknown): BodyScan {
     }
     throw error;
   }
+}
+
+const CACHE_CONTROL_KEY = '"cache_control":';
+
+/**
+ * True when the serialised body has a `cache_control` key whose value is not null. In
+ * `JSON.stringify` output a quote inside a string is always escaped (`\"`), so a quote right
+ * after `{` or `,` opens a key: the text below matches keys only, never the words in a message.
+ */
+function hasCacheControlKey(json: string): boolean {
+  for (let at = json.indexOf(CACHE_CONTROL_KEY); at !== -1; ) {
+    const before = json.charCodeAt(at - 1);
+    const valueAt = at + CACHE_CONTROL_KEY.length;
+    if ((before === 0x7b || before === 0x2c) && !json.startsWith("null", valueAt)) return true;
+    at = json.indexOf(CACHE_CONTROL_KEY, valueAt);
+  }
+  return false;
 }
 
 function isInlineImage(holder: unknown, key: string, value: string): boolean {
