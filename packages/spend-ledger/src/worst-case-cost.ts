@@ -124,14 +124,13 @@ interface BodyScan {
   cacheControl: boolean;
 }
 
-/** The scan the replacer below is filling in; set only for the duration of one stringify. */
-let scanning: BodyScan = { bytes: 0, images: 0, cacheControl: false };
+/** Inline images the replacer below has dropped; reset before each serialisation through it. */
+let imagesDropped = 0;
 
-/** Notes `cache_control` and replaces inline images by "" while the body is serialised. */
-function noteAndDropImages(this: unknown, key: string, value: unknown): unknown {
-  if (key === "cache_control" && value != null) scanning.cacheControl = true;
+/** Replaces inline images by "" while the body is serialised, counting them. */
+function dropImages(this: unknown, key: string, value: unknown): unknown {
   if (typeof value === "string" && isInlineImage(this, key, value)) {
-    scanning.images += 1;
+    imagesDropped += 1;
     return "";
   }
   return value;
@@ -140,25 +139,20 @@ function noteAndDropImages(this: unknown, key: string, value: unknown): unknown 
 /**
  * Serialises the body once without a replacer (the serialiser's fast path) and reads what it
  * needs from the text; only a body whose text holds "base64" (where an inline image could be) is
- * serialised again through {@link noteAndDropImages}. Both give the same scan: an inline image
- * is a string holding ";base64," or a `data` beside `type: "base64"`, neither of which can be
- * written without those letters (JSON escapes only quotes, backslashes and control characters).
+ * serialised again through {@link dropImages}. An inline image is a string holding ";base64," or
+ * a `data` beside `type: "base64"`, neither of which can be written without those letters (JSON
+ * escapes only quotes, backslashes and control characters).
  */
 function scanBody(body: unknown): BodyScan {
   const json = serialise(body);
   if (json === undefined) return { bytes: 0, images: 0, cacheControl: false };
+  const cacheControl = hasCacheControlKey(json);
   if (!json.includes("base64")) {
-    return {
-      bytes: Buffer.byteLength(json, "utf8"),
-      images: 0,
-      cacheControl: hasCacheControlKey(json),
-    };
+    return { bytes: Buffer.byteLength(json, "utf8"), images: 0, cacheControl };
   }
-  const scan: BodyScan = { bytes: 0, images: 0, cacheControl: false };
-  scanning = scan;
-  const withoutImages = serialise(body, noteAndDropImages);
-  scan.bytes = withoutImages === undefined ? 0 : Buffer.byteLength(withoutImages, "utf8");
-  return scan;
+  imagesDropped = 0;
+  const withoutImages = serialise(body, dropImages) ?? "";
+  return { bytes: Buffer.byteLength(withoutImages, "utf8"), images: imagesDropped, cacheControl };
 }
 
 function serialise(
