@@ -24,6 +24,7 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
 // profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
+// BENCH_MODE=stream (or non-stream): only that mode.
 // Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
@@ -32,6 +33,13 @@ const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
+const MODE = process.env.BENCH_MODE;
+if (MODE !== undefined && MODE !== "stream" && MODE !== "non-stream") {
+  throw new Error(`BENCH_MODE must be stream or non-stream, not "${MODE}"`);
+}
+const MODES = [false, true].filter(
+  (stream) => !MODE || MODE === (stream ? "stream" : "non-stream"),
+);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());
 const CONNECTIONS = 32;
 const WARMUP_REQUESTS = 5_000;
@@ -186,7 +194,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 const rows: Row[] = [];
-for (const stream of [false, true]) {
+for (const stream of MODES) {
   const modeRows = cases.map(([name]): Row => ({ name, stream, samples: [] }));
   rows.push(...modeRows);
   for (const [, url, model] of cases) {

@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import type { ChunkReader, UpstreamResponse } from "../upstream";
 
 /** Longest frame kept while waiting for its end; a longer one is not an event we watch. */
@@ -16,11 +17,11 @@ export function watchStreamEvents(
   onEvent: (event: string, data: unknown) => void,
 ): UpstreamResponse {
   const wanted = new Set(names);
-  const decoder = new TextDecoder("utf-8");
+  const decoder = new StringDecoder("utf8");
   let pending = "";
 
   const scan = (chunk: Uint8Array) => {
-    pending += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, "\n");
+    pending += decoder.write(chunk).replace(/\r\n/g, "\n");
     let end = pending.indexOf("\n\n");
     while (end !== -1) {
       readFrame(pending.slice(0, end));

@@ -93,6 +93,17 @@ describe("createFrameRelay", () => {
     });
   });
 
+  it("drops a leading byte-order mark from an upstream's bytes and relays the rest", () => {
+    const frames = fixtureText("openai-chat", "text-stream.sse");
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(frames)]);
+    const withMark = relay("openai-chat", [bytes.slice(0, 2), bytes.slice(2)]);
+    expect(parseEvents([withMark.text])).toEqual(
+      parseEvents([relay("openai-chat", [frames]).text]),
+    );
+    expect(withMark.text.charCodeAt(0)).not.toBe(0xfeff);
+    expect(withMark.stream.finished()).toBe(true);
+  });
+
   it("re-serialises frames in other shapes (CRLF, comments) and still finds the end", () => {
     const text = fixtureText("openai-responses", "text-stream.sse").replaceAll("\n", "\r\n");
     const { text: out, stream } = relay("openai-responses", [`: keep-alive\r\n\r\n${text}`]);

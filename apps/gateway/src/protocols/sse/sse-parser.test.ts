@@ -45,6 +45,14 @@ describe("createSseParser", () => {
     ]);
   });
 
+  it("drops one leading byte-order mark from bytes, even split across chunks, and no more", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("data: x\n\n")]);
+    expect(parseAll([bytes.slice(0, 1), bytes.slice(1)])).toEqual([{ data: "x" }]);
+    // A second U+FEFF is text: the first line's field is then "\ufeffdata", not "data".
+    const twice = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes]);
+    expect(parseAll([twice])).toEqual([]);
+  });
+
   it("flush returns a final event that lacks its blank line", () => {
     expect(parseAll(["data: [DONE]"])).toEqual([{ data: "[DONE]" }]);
   });

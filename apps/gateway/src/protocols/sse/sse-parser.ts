@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import type { SseEvent } from "../types";
 
 /** An incremental server-sent-events parser; see {@link createSseParser}. */
@@ -27,7 +28,9 @@ export interface SseParserOptions {
  * dropped, as the SSE standard says.
  */
 export function createSseParser(options: SseParserOptions = {}): SseParser {
-  const decoder = new TextDecoder("utf-8");
+  // Keeps a leading U+FEFF (TextDecoder would drop it too, and a second one with it): the
+  // parser drops exactly one, as the SSE standard says.
+  const decoder = new StringDecoder("utf8");
   let buffer = "";
   let pendingCr = false;
   let eventName: string | undefined;
@@ -92,12 +95,12 @@ export function createSseParser(options: SseParserOptions = {}): SseParser {
   return {
     push(chunk) {
       const out: SseEvent[] = [];
-      consume(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }), out);
+      consume(typeof chunk === "string" ? chunk : decoder.write(chunk), out);
       return out;
     },
     flush() {
       const out: SseEvent[] = [];
-      consume(decoder.decode(), out);
+      consume(decoder.end(), out);
       if (buffer !== "") {
         processLine(buffer, out);
         buffer = "";
