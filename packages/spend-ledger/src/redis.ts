@@ -410,9 +410,12 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     });
   };
 
-  const settleOnRedis = async (request: StoreSettleRequest, urgent: boolean) => {
+  const settleOnRedis = (
+    request: StoreSettleRequest,
+    urgent: boolean,
+  ): Promise<StoreSettleResult> => {
     const { record } = request;
-    const answer = await submit(
+    return submit(
       request,
       "s",
       [
@@ -422,22 +425,22 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         JSON.stringify(record),
       ],
       urgent,
-    );
-    return {
+    ).then((answer) => ({
       booked: answer.flag,
       spentMicroUsd: answer.spentMicroUsd,
       reservedMicroUsd: answer.reservedMicroUsd,
-    };
+    }));
   };
 
-  const releaseOnRedis = async (request: StoreReleaseRequest, urgent: boolean) => {
-    const answer = await submit(request, "l", [request.reservationId, "", "", ""], urgent);
-    return {
+  const releaseOnRedis = (
+    request: StoreReleaseRequest,
+    urgent: boolean,
+  ): Promise<StoreReleaseResult> =>
+    submit(request, "l", [request.reservationId, "", "", ""], urgent).then((answer) => ({
       released: answer.flag,
       spentMicroUsd: answer.spentMicroUsd,
       reservedMicroUsd: answer.reservedMicroUsd,
-    };
-  };
+    }));
 
   // Replays the journal, oldest first, pipelined; an entry leaves the journal only once Redis
   // has run its script (booked, or already finished: replay never books twice).
@@ -542,37 +545,48 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     return readyPromise;
   };
 
-  /** Runs one script: at once unavailable when Redis is away, never queued. */
-  const run = async <T>(operation: string, body: () => Promise<T>): Promise<T> => {
+  /** What `run` does once loaded: `body`, then the outage bookkeeping and error mapping. */
+  const runLoaded = <T>(operation: string, body: () => Promise<T>): Promise<T> =>
+    body().then(
+      (result) => {
+        if (!reachable) {
+          // Back without a reconnect (it had only stopped answering): end the outage here.
+          markUp();
+          void replay();
+        }
+        return result;
+      },
+      (cause: unknown) => {
+        if (cause instanceof ReplyError) {
+          throw new SpendLedgerError({
+            code: "store_failure",
+            message: `Redis spend store: ${operation} failed`,
+            cause,
+          });
+        }
+        markDown(cause);
+        throw unavailable(operation, cause);
+      },
+    );
+
+  /**
+   * Runs one script: at once unavailable when Redis is away, never queued. One promise chain
+   * rather than nested async functions, and no named closure per call: every reserve and
+   * settle passes here.
+   */
+  const run = <T>(operation: string, body: () => Promise<T>): Promise<T> => {
     if (closed) {
-      throw new SpendLedgerError({
-        code: "store_failure",
-        message: "Redis spend store is closed",
-      });
+      return Promise.reject(
+        new SpendLedgerError({ code: "store_failure", message: "Redis spend store is closed" }),
+      );
     }
     // Redis went away (or never answered): refuse now rather than queue behind the outage. Only
     // the very first connection, not yet known to fail, is waited for (up to readyTimeoutMs).
-    if (client.status !== "ready" && (loaded || !reachable)) throw unavailable(operation);
-    if (!loaded) await ready();
-    try {
-      const result = await body();
-      if (!reachable) {
-        // Back without a reconnect (it had only stopped answering): end the outage here.
-        markUp();
-        void replay();
-      }
-      return result;
-    } catch (cause) {
-      if (cause instanceof ReplyError) {
-        throw new SpendLedgerError({
-          code: "store_failure",
-          message: `Redis spend store: ${operation} failed`,
-          cause,
-        });
-      }
-      markDown(cause);
-      throw unavailable(operation, cause);
+    if (client.status !== "ready" && (loaded || !reachable)) {
+      return Promise.reject(unavailable(operation));
     }
+    if (loaded) return runLoaded(operation, body);
+    return ready().then(() => runLoaded(operation, body));
   };
 
   const lastKnown = (rung: string, windowKey: string): WindowTotals => {
@@ -584,14 +598,12 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   };
 
   /** A finishing write Redis did not take goes to the journal (when the cause is an outage). */
-  const journaling = async <T>(
+  const journaling = <T>(
     entry: JournalEntry,
     deliver: () => Promise<T>,
     journaled: (added: boolean) => T,
-  ): Promise<T> => {
-    try {
-      return await run(entry.kind, deliver);
-    } catch (error) {
+  ): Promise<T> =>
+    run(entry.kind, deliver).catch((error: unknown) => {
       if (!SpendLedgerError.isInstance(error) || error.code !== "store_unavailable") throw error;
       let added: boolean;
       try {
@@ -604,8 +616,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         });
       }
       return journaled(added);
-    }
-  };
+    });
 
   const refresh = (rung: string, windowKey: string, nowMs: number) => {
     const ref = windowOf(rung, windowKey);
@@ -632,8 +643,8 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     ready,
     reserve: (request) =>
       unsafeId(request.reservationId) ??
-      run("reserve", async () => {
-        const answer = await submit(
+      run("reserve", () =>
+        submit(
           request,
           "r",
           [
@@ -643,13 +654,12 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
             request.expiresAtMs,
           ],
           true,
-        );
-        return {
+        ).then((answer) => ({
           admitted: answer.flag,
           spentMicroUsd: answer.spentMicroUsd,
           reservedMicroUsd: answer.reservedMicroUsd,
-        };
-      }),
+        })),
+      ),
     // Nobody waits for a settle or release: it goes with the next reserve's script call (or
     // after SETTLE_DELAY_MS, see there why that is safe).
     settle: (request): Promise<StoreSettleResult> =>
