@@ -31,9 +31,9 @@ export function createFrameRelay(codec: Codec, options: FrameRelayOptions = {}):
 }
 
 class FrameRelay implements ClientStream {
-  // StringDecoder rather than TextDecoder: a stream decode without the options dictionary
-  // TextDecoder converts on every call, several times cheaper per chunk. It keeps a leading
-  // U+FEFF, which `push` hands to the SSE parser to drop as the byte-order mark.
+  // StringDecoder rather than TextDecoder: TextDecoder converts its `{ stream: true }` options
+  // on every call, which costs several times the decode itself. StringDecoder keeps a leading
+  // U+FEFF; `push` sees it and hands the stream to the SSE parser, which drops it.
   private readonly decoder = new StringDecoder("utf8");
   private readonly parts;
   private readonly profile;

@@ -28,8 +28,8 @@ export interface SseParserOptions {
  * dropped, as the SSE standard says.
  */
 export function createSseParser(options: SseParserOptions = {}): SseParser {
-  // Keeps a leading U+FEFF (TextDecoder would drop it too, and a second one with it): the
-  // parser drops exactly one, as the SSE standard says.
+  // StringDecoder keeps a leading U+FEFF, so `consume` drops exactly one, as the SSE standard
+  // says (TextDecoder dropped one itself, and `consume` then dropped a second).
   const decoder = new StringDecoder("utf8");
   let buffer = "";
   let pendingCr = false;
