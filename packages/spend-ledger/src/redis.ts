@@ -129,7 +129,8 @@ function describeCause(cause: unknown): Record<string, unknown> {
 /**
  * A spend store in Redis. Each operation is at most ONE round trip: the reserves, settles and
  * releases issued for a budget window in one turn of the event loop run in one Lua script call,
- * atomically and in order (see redis-scripts.ts and redis-batch.ts), so any number of replicas
+ * atomically and in order (see redis-scripts.ts and redis-batch.ts; under load, while two calls
+ * are unanswered, the next call waits and carries several turns' operations), so any number of replicas
  * share one budget exactly; the calls of a turn leave in one socket write on one connection
  * (see `autoPipelining`). The ledger's synchronous reads come from an
  * in-memory mirror of each window's totals, updated from the replies of this store's own
@@ -370,7 +371,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   });
 
   // A reserve, settle or release waits in the queue for its window's next script call: one call
-  // per window per turn carries them all (see redis-batch.ts for when a batch leaves).
+  // per window carries everything queued when it leaves (see redis-batch.ts for when that is).
   const queue = createBatchQueue<WindowRef>((ref, operations) => {
     let nowMs = 0;
     for (const operation of operations) if (operation.nowMs > nowMs) nowMs = operation.nowMs;
