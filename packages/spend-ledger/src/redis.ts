@@ -130,9 +130,9 @@ function describeCause(cause: unknown): Record<string, unknown> {
  * A spend store in Redis. Each operation is at most ONE round trip: the reserves, settles and
  * releases issued for a budget window in one turn of the event loop run in one Lua script call,
  * atomically and in order (see redis-scripts.ts and redis-batch.ts; under load, while two calls
- * are unanswered, the next call waits and carries several turns' operations), so any number of replicas
- * share one budget exactly; the calls of a turn leave in one socket write on one connection
- * (see `autoPipelining`). The ledger's synchronous reads come from an
+ * are unanswered, the next call waits and carries several turns' operations), so any number of
+ * replicas share one budget exactly; the calls of a turn leave in one socket write on one
+ * connection (see `autoPipelining`). The ledger's synchronous reads come from an
  * in-memory mirror of each window's totals, updated from the replies of this store's own
  * scripts and from the totals other replicas publish on pub/sub (ordered by a per-window
  * sequence number, so a late message never overwrites newer state; a burst of changes is
