@@ -25,11 +25,11 @@ export const MAX_BATCH_OPERATIONS = 256;
 /**
  * Script calls a queue keeps unanswered before an urgent operation waits for one of them to
  * answer (see {@link createBatchQueue}). Measured with the gateway benchmark on its 2-core
- * machine (paid Redis rung, 32 connections, the three limits side by side in each of two runs,
- * CPU µs per request non-stream / stream): no limit 257–268 / 263–303; one call 233–235 /
- * 270–272, with the loop only 94–96 % busy (requests waiting on the round trip); two calls
- * 226–250 / 242–254 with the loop 97–99 % busy: 64–65 % of the raw proxy's req/s non-stream
- * and 56–67 % stream, against 55–57 % and 55 % without a limit.
+ * machine (paid Redis rung, 32 connections, limits side by side in three runs, CPU µs per
+ * request non-stream / stream): no limit 249–268 / 245–303; two calls 218–250 / 242–277, the
+ * loop 97–99 % busy; one call 233–235 / 270–272, the loop only 94–96 % busy (requests waiting
+ * on the round trip). Two calls cost less than no limit non-stream in every run; stream, where
+ * a request spends longer upstream, less in two runs and more in one.
  */
 export const MAX_CALLS_IN_FLIGHT = 2;
 
