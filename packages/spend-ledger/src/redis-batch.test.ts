@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import { type BatchOperation, createBatchQueue, MAX_CALLS_IN_FLIGHT } from "./redis-batch";
 import { SETTLE_DELAY_MS } from "./spend-store";
 
-/** One call handed to `send`: its window, its operations' ids, and how to answer it. */
+/** One call handed to `send`: its window, its operations' ids, and how to end it. */
 interface Call {
   window: string;
   ids: string[];
+  /** Resolves every operation, as a script reply does. */
   answer(): void;
+  /** Rejects every operation, as a command deadline does. */
+  fail(): void;
 }
 
 /** A queue whose calls stay unanswered until the test answers them. */
@@ -21,6 +24,10 @@ function queueWithCalls(maxCallsInFlight?: number) {
           for (const operation of operations) {
             operation.resolve({ flag: true, spentMicroUsd: 0, reservedMicroUsd: 0 });
           }
+          resolve();
+        },
+        fail: () => {
+          for (const operation of operations) operation.reject(new Error("timed out"));
           resolve();
         },
       });
@@ -76,28 +83,16 @@ describe("createBatchQueue", () => {
   });
 
   it("frees a slot when a call ends with its operations rejected", async () => {
-    const calls: { end(): void }[] = [];
-    const sent: string[][] = [];
-    const queue = createBatchQueue<string>((_window, operations) => {
-      sent.push(operations.map((operation) => String(operation.args[0])));
-      return new Promise<void>((resolve) => {
-        calls.push({
-          end: () => {
-            for (const operation of operations) operation.reject(new Error("timed out"));
-            resolve();
-          },
-        });
-      });
-    }, 1);
+    const { queue, calls } = queueWithCalls(1);
     queue.add("w", operation("a"), true);
     await endOfTurn();
     queue.add("w", operation("b"), true);
     await endOfTurn();
-    expect(sent).toEqual([["a"]]);
-    calls[0]!.end();
+    expect(calls.map((call) => call.ids)).toEqual([["a"]]);
+    calls[0]!.fail();
     await endOfTurn();
     await endOfTurn();
-    expect(sent).toEqual([["a"], ["b"]]);
+    expect(calls.map((call) => call.ids)).toEqual([["a"], ["b"]]);
   });
 
   it("flush sends what waits behind the calls out, and resolves once every call has answered", async () => {
