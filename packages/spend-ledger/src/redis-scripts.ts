@@ -56,28 +56,34 @@ export function isFieldSafe(value: string): boolean {
 
 export const batchScript = `
 local changed = false
--- The window's totals, read once; the batch's changes are added to them here and written back
--- at the end as one HINCRBY per total. Lua numbers are exact integers up to 2^53 micro-USD.
+-- The window's totals, read once; the batch's changes are made to them here and written back
+-- at the end in one HSET (the script is atomic, so nothing else writes them in between). Lua
+-- numbers are exact integers up to 2^53 micro-USD.
 local totals = redis.call('HMGET', KEYS[1], 'spent', 'reserved', 'seq')
 local spent = tonumber(totals[1] or '0')
 local reserved = tonumber(totals[2] or '0')
 local seq = tonumber(totals[3] or '0')
-local spentDelta, reservedDelta = 0, 0
 local function decimal(n) return string.format('%d', n) end
 local function unreserve(amount)
-  local micro = tonumber(amount)
-  reserved = reserved - micro
-  reservedDelta = reservedDelta - micro
+  reserved = reserved - tonumber(amount)
 end
--- The earliest live reservation, read once and kept current.
-local firstId, nextExpiry
+-- No live reservation expires before nextExpiry (nil: none is live). When exact, it is the
+-- earliest live reservation's expiry and firstId that reservation; settling or releasing that
+-- one leaves it a bound only, and the live set is read again only when an operation's clock
+-- reaches the bound or at the end (settles come mostly in reservation order: reading the new
+-- earliest after each of them would cost a call per settle).
+local firstId, nextExpiry, exact
 local function readFirst()
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  firstId, nextExpiry = first[1], first[2]
+  firstId, nextExpiry, exact = first[1], first[2], true
 end
 readFirst()
 local function sweep(now)
   if not nextExpiry or tonumber(nextExpiry) > now then return end
+  if not exact then
+    readFirst()
+    if not nextExpiry or tonumber(nextExpiry) > now then return end
+  end
   local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
   for _, id in ipairs(stale) do
     local amount = redis.call('HGET', KEYS[3], id)
@@ -95,7 +101,7 @@ local function removeLive(id)
   redis.call('ZREM', KEYS[2], id)
   unreserve(amount)
   changed = true
-  if id == firstId then readFirst() end
+  if id == firstId then exact = false end
   return true
 end
 -- A reserve of an id already live admits it again without counting it twice; a finished id is
@@ -111,9 +117,9 @@ local function reserve(id, amount, budget, expiresAt)
   if redis.call('HSETNX', KEYS[3], id, amount) == 0 then return 1 end
   redis.call('ZADD', KEYS[2], expiresAt, id)
   reserved = reserved + micro
-  reservedDelta = reservedDelta + micro
+  -- Below the bound, it is the earliest live reservation.
   if not nextExpiry or tonumber(expiresAt) < tonumber(nextExpiry) then
-    firstId, nextExpiry = id, expiresAt
+    firstId, nextExpiry, exact = id, expiresAt, true
   end
   changed = true
   return 1
@@ -122,9 +128,7 @@ end
 local function settle(id, cost, timeMs, record)
   if redis.call('SADD', KEYS[4], id) == 0 then return 0 end
   removeLive(id)
-  local micro = tonumber(cost)
-  spent = spent + micro
-  spentDelta = spentDelta + micro
+  spent = spent + tonumber(cost)
   redis.call('ZADD', KEYS[6], timeMs, record)
   changed = true
   return 1
@@ -135,29 +139,17 @@ local function release(id)
   return 0
 end
 local flags = {}
--- ARGV[4]: six '\\n'-separated fields per operation (see encodeOperations); read in order.
+-- ARGV[4]: six '\\n'-separated fields per operation (see encodeOperations). The five short ones
+-- are read by one anchored match (() gives where the sixth starts); the sixth, a settle's record
+-- JSON, by a plain search for its end, which costs far less than a pattern's test of each byte.
 local batch = ARGV[4]
+local shortFields = '^([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n()'
 local at = 1
-local function field()
-  local stop = string.find(batch, '\\n', at, true)
-  local value
-  if stop then
-    value = string.sub(batch, at, stop - 1)
-    at = stop + 1
-  else
-    value = string.sub(batch, at)
-    at = #batch + 2
-  end
-  return value
-end
 while at <= #batch do
-  -- One call each, in order (Lua leaves the order of an expression list's calls open).
-  local kind = field()
-  local now = field()
-  local id = field()
-  local a = field()
-  local b = field()
-  local c = field()
+  local kind, now, id, a, b, start = string.match(batch, shortFields, at)
+  local stop = string.find(batch, '\\n', start, true) or #batch + 1
+  local c = string.sub(batch, start, stop - 1)
+  at = stop + 1
   sweep(tonumber(now))
   local flag = 0
   if kind == 'r' then
@@ -169,14 +161,14 @@ while at <= #batch do
   end
   flags[#flags + 1] = flag
 end
-if reservedDelta ~= 0 then redis.call('HINCRBY', KEYS[1], 'reserved', decimal(reservedDelta)) end
-if spentDelta ~= 0 then redis.call('HINCRBY', KEYS[1], 'spent', decimal(spentDelta)) end
+if not exact then readFirst() end
+local spentText, reservedText = decimal(spent), decimal(reserved)
 if changed then
-  seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  seq = seq + 1
+  redis.call('HSET', KEYS[1], 'spent', spentText, 'reserved', reservedText, 'seq', decimal(seq))
   redis.call('SADD', KEYS[5], ARGV[2])
 end
 local expiry = nextExpiry or ''
-local spentText, reservedText = decimal(spent), decimal(reserved)
 if ARGV[1] ~= '' and (changed or ARGV[3] == '1') then
   redis.call('PUBLISH', ARGV[1], cjson.encode({ w = ARGV[2], s = spentText, r = reservedText, n = expiry, q = seq }))
 end
