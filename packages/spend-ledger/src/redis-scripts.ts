@@ -79,11 +79,8 @@ local function readFirst()
 end
 readFirst()
 local function sweep(now)
+  if nextExpiry and not exact and tonumber(nextExpiry) <= now then readFirst() end
   if not nextExpiry or tonumber(nextExpiry) > now then return end
-  if not exact then
-    readFirst()
-    if not nextExpiry or tonumber(nextExpiry) > now then return end
-  end
   local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
   for _, id in ipairs(stale) do
     local amount = redis.call('HGET', KEYS[3], id)

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import type { BatchOperation } from "../src/redis-batch";
 import { batchScript, encodeOperations } from "../src/redis-scripts";
 import { redisUrl, uniquePrefix } from "./redis-url";
 
@@ -147,19 +148,7 @@ describe("redis batch script", () => {
               timed.map(({ entry, nowMs }) => ({
                 kind: entry.kind,
                 nowMs,
-                args:
-                  entry.kind === "r"
-                    ? [
-                        `id-${entry.id}`,
-                        String(entry.amount),
-                        entry.budget === null ? "" : String(entry.budget),
-                        nowMs + entry.lifetime,
-                      ]
-                    : entry.kind === "s"
-                      ? [`id-${entry.id}`, String(entry.cost), nowMs, `{"id":${entry.id}}`]
-                      : entry.kind === "l"
-                        ? [`id-${entry.id}`, "", "", ""]
-                        : ["", "", "", ""],
+                args: argsOf(entry, nowMs),
               })),
             );
             const [gotFlags, spent, reserved, expiry, seq] = await run(keys, encoded);
@@ -196,6 +185,22 @@ describe("redis batch script", () => {
     );
   });
 });
+
+/** A step's four script arguments, as the store sends them (see redis-scripts.ts). */
+function argsOf(entry: Step, nowMs: number): BatchOperation["args"] {
+  switch (entry.kind) {
+    case "r": {
+      const budget = entry.budget === null ? "" : String(entry.budget);
+      return [`id-${entry.id}`, String(entry.amount), budget, nowMs + entry.lifetime];
+    }
+    case "s":
+      return [`id-${entry.id}`, String(entry.cost), nowMs, `{"id":${entry.id}}`];
+    case "l":
+      return [`id-${entry.id}`, "", "", ""];
+    case "x":
+      return ["", "", "", ""];
+  }
+}
 
 /** A WITHSCORES reply as [member, score] pairs. */
 function pairs(flat: string[]): [string, string][] {
