@@ -92,8 +92,8 @@ export interface GatewayDeps {
  */
 export interface PlanRefresh {
   /**
-   * Asks for a fresh reading of a connection with a usage endpoint (no await, never throws);
-   * one without an endpoint is refreshed by a probe instead (§15), so nothing is done for it.
+   * Asks for a fresh reading of a connection with a usage endpoint (no await, never throws); one
+   * without an endpoint is refreshed by a probe instead (ladder.md §15), so nothing is done for it.
    */
   request(connectionId: string): void;
   /** True while a refresh of the connection is queued or running (S2b: `Retry-After: 1`). */

@@ -3,7 +3,7 @@ import type { QuotaWindow, QuotaWindowScope } from "./quota-state";
 import type { ImplausibleTime } from "./time-plausibility";
 
 /**
- * Why an upstream refused a request, as far as quota is concerned (quota-signals.md §13.10):
+ * Why an upstream refused, as far as quota is concerned (quota-signals.md §13, pitfall 10):
  * - `rate_limited`: a short rate limit; retry after a brief wait.
  * - `window_exhausted`: a plan or rate window is spent until its reset.
  * - `credits_exhausted`: a hard stop (no credit, `insufficient_quota`, 402); retrying cannot fix it.
@@ -51,7 +51,7 @@ export interface ResponseSignals {
    */
   evidence?: OverageObservation;
   /**
-   * Times beyond what their window allows (issue 15 item 2), set by `parseResponseSignals` and
+   * Times beyond what their window allows, set by `parseResponseSignals` and
    * `parseUsageSignals`: each was dropped and reads as unknown. One warning and a metric each.
    */
   implausible?: ImplausibleTime[];

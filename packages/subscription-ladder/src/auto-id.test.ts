@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVERTISED_AUTO_IDS, isPaidTierAutoId, parseAutoId } from "./auto-id";
 
-describe("auto ids (§12)", () => {
+describe("auto ids (ladder.md §12)", () => {
   it("parses auto/<tier> and auto/<category>:<tier>", () => {
     expect(parseAutoId("auto/subscription")).toEqual({ tier: "subscription" });
     expect(parseAutoId("auto/thrifty")).toEqual({ tier: "thrifty" });

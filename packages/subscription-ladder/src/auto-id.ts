@@ -1,4 +1,4 @@
-/** The routing ids planfirst advertises in `/v1/models` (§12). */
+/** The routing ids planfirst advertises in `/v1/models` (ladder.md §12). */
 export const ADVERTISED_AUTO_IDS = Object.freeze(["auto/subscription", "auto/thrifty"] as const);
 
 /** One advertised auto id. */
@@ -18,7 +18,7 @@ const AUTO_ID = /^auto\/(?:([a-z][a-z0-9-]*):)?(subscription|thrifty)$/;
 const PAID_TIER_AUTO_ID = /^auto\/(?:[a-z][a-z0-9-]*:)?pro(?:-[a-z0-9-]+)?$/;
 
 /**
- * Parses an auto id by the grammar of §12, exact and case-sensitive: `auto/<tier>` or
+ * Parses an auto id by the grammar of ladder.md §12, exact and case-sensitive: `auto/<tier>` or
  * `auto/<category>:<tier>`, tier ∈ {subscription, thrifty}, category `[a-z][a-z0-9-]*`.
  * Returns null for anything else (including non-strings); never throws. Whether a category
  * exists is the caller's configuration.
@@ -34,7 +34,7 @@ export function parseAutoId(id: unknown): ParsedAutoId | null {
 /**
  * True only for ids of a paid tier (`auto/pro`, `auto/pro-<name>`, `auto/<category>:pro…`),
  * which a "hide paid models" setting hides. False for `auto/subscription`, `auto/thrifty` and
- * every composite of them (§12).
+ * every composite of them (ladder.md §12).
  */
 export function isPaidTierAutoId(id: unknown): boolean {
   return typeof id === "string" && PAID_TIER_AUTO_ID.test(id);

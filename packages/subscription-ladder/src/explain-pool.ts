@@ -72,7 +72,7 @@ export interface ExplainedQuota {
   thresholdPercent: number;
   /** Whether the reading admits the connection under this grouping's rules. */
   usable: boolean;
-  /** The rule of §5–§6 that decided the reading. */
+  /** The rule of ladder.md §5–§6 that decided the reading. */
   rule: QuotaRule;
 }
 

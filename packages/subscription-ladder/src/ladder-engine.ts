@@ -275,10 +275,10 @@ function newDetail(details: ConnectionDetail[] | undefined): ConnectionDetail | 
 }
 
 /**
- * Runs one grouping over a pool. Every connection of every candidate is judged individually;
- * a candidate keeps exactly the connections that passed, in their original order (§10), split
- * into one candidate per rung (THR4); candidates with none are dropped (SUB4). Output is sorted
- * by rung, stable within a rung (THR3). When nothing is dropped, rewritten or reordered the
+ * Runs one grouping over a pool. Every connection of every candidate is judged individually; a
+ * candidate keeps exactly the connections that passed, in their original order (ladder.md §10),
+ * split into one candidate per rung (THR4); candidates with none are dropped (SUB4). Output is
+ * sorted by rung, stable within a rung (THR3). When nothing is dropped, rewritten or reordered the
  * input array itself is returned (SUB5).
  */
 export function runLadder<T extends LadderCandidate>(

@@ -17,7 +17,10 @@ export interface LadderCandidate {
   model: string;
   /** The one connection this candidate is bound to, or null. */
   connectionId: string | null;
-  /** Connections that may serve this candidate; the ladder rewrites it to those that pass (§10). */
+  /**
+   * Connections that may serve this candidate; the ladder rewrites it to those that pass
+   * (ladder.md §10).
+   */
   allowedConnectionIds?: readonly string[];
 }
 

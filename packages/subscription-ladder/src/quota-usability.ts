@@ -22,7 +22,7 @@ export interface QuotaUsabilityOptions {
   now?: () => number;
 }
 
-/** Which rule of §5–§6 decided a quota reading. */
+/** Which rule of ladder.md §5–§6 decided a quota reading. */
 export type QuotaRule = "Q1" | "S2" | "Q2" | "Q3" | "Q4" | "Q5" | "Q6" | "P3";
 
 /** Outcome codes of `assessQuota`, in rule order; numbers keep the decision path allocation-free. */
@@ -160,7 +160,7 @@ export function isOutcomeUsable(outcome: QuotaOutcome, admitUnknownQuota: boolea
 }
 
 /**
- * Whether a quota reading lets a connection serve (§5), in rule order: no state →
+ * Whether a quota reading lets a connection serve (ladder.md §5), in rule order: no state →
  * `admitUnknownQuota` (Q1); a reading whose `resetAt` has passed is stale whatever its age (S2)
  * → `admitUnknownQuota`; `exhausted` → false even when old (Q2); `unknown` status → admit (Q3);
  * `checkedAt` unparseable or older than `maxStateAgeMs` → admit (Q4); null remaining → usable

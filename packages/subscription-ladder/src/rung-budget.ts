@@ -14,7 +14,7 @@ export interface RungBudgetOptions {
   resolveRungSpendUsd?: (rung: PaidRung) => number | null;
 }
 
-/** Which rule of §7 decided a rung's budget state. */
+/** Which rule of ladder.md §7 decided a rung's budget state. */
 export type RungBudgetRule = "B1" | "B2" | "B3" | "B4";
 
 /** Budget state of one paid rung, in USD. */
@@ -41,9 +41,9 @@ export function readRungBudget(rung: PaidRung, options: RungBudgetOptions): Rung
 }
 
 /**
- * Whether a rung's budget gates it out (§7): no budget → false (B1); budget ≤ 0 → true, the rung
- * is disabled (B2); no spend accounting → false (B3); otherwise spent + reserved ≥ budget (B4).
- * Quota rungs have no budget and are never budget-exhausted.
+ * Whether a rung's budget gates it out (ladder.md §7): no budget → false (B1); budget ≤ 0 → true,
+ * the rung is disabled (B2); no spend accounting → false (B3); otherwise spent + reserved ≥ budget
+ * (B4). Quota rungs have no budget and are never budget-exhausted.
  */
 export function isRungBudgetExhausted(rung: LadderRung, options: RungBudgetOptions): boolean {
   return isPaidRung(rung) && readRungBudget(rung, options).exhausted;

@@ -1,4 +1,7 @@
-/** The rungs of the ladder in escalation order: plan capacity first, paid rungs last (§4). */
+/**
+ * The rungs of the ladder in escalation order: plan capacity first, paid rungs last
+ * (ladder.md §4).
+ */
 export const RUNG_ORDER = ["subscription", "keyless", "free", "cheap", "premium"] as const;
 
 /** One rung of the ladder. */
@@ -7,7 +10,7 @@ export type LadderRung = (typeof RUNG_ORDER)[number];
 /** Rungs 0–2, gated per connection by quota readings; budgets on them are rejected (B5). */
 export const QUOTA_RUNGS = ["subscription", "keyless", "free"] as const;
 
-/** Rungs 3–4, gated per rung by budget (§7). */
+/** Rungs 3–4, gated per rung by budget (ladder.md §7). */
 export const PAID_RUNGS = ["cheap", "premium"] as const;
 
 /** A rung gated by quota. */

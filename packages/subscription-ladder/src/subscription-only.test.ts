@@ -126,7 +126,7 @@ describe("filterSubscriptionOnlyCandidates", () => {
     expect(filterSubscriptionOnlyCandidates(pool, options)).toEqual([]);
   });
 
-  it("§10 other fields of a candidate survive the rewrite", () => {
+  it("ladder.md §10 other fields of a candidate survive the rewrite", () => {
     const options = testOptions({ authTypes, states });
     const pool = [{ ...candidate("claude", ["key", "max"]), score: 7, label: "a" }];
     expect(filterSubscriptionOnlyCandidates(pool, options)).toEqual([

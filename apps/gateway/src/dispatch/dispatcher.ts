@@ -119,7 +119,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     const targets = pools.targetsFor(resolution, request.client);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
-      // §15: no plan with a fresh reading; a hard-stop plan with none may take this request.
+      // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
       if (probe.served) return probe.served;
       throw exhausted(resolution, request, probe.attempts);

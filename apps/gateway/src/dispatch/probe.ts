@@ -27,15 +27,15 @@ export interface ProbeOutcome {
 }
 
 /**
- * §15, for an `auto/subscription` request whose strict pool is empty: a plan connection with no
- * fresh reading whose effective overage is `hard-stop` (P1, P5: `probeTargets`) is sent this
- * request as the probe, bound to it, under its probe lease (single-flight, across replicas on
+ * ladder.md §15, for an `auto/subscription` request whose strict pool is empty: a plan connection
+ * with no fresh reading whose effective overage is `hard-stop` (P1, P5: `probeTargets`) is sent
+ * this request as the probe, bound to it, under its probe lease (single-flight, across replicas on
  * Redis). A 2xx that left no fresh reading records `served` (P3); a quota failure is recorded by
- * the same observation as any answer (P4), so the caller's 429 gives the new reading's reset.
- * While another probe of a connection is in flight, this request does not wait: it is refused
- * with `Retry-After: 1` (P2, S2b). Waiting would hold the client for up to the connection's
- * timeout for an answer that is often a 429 anyway; a 1 s retry costs the client nothing and
- * nothing can bill. The lease is released in a `finally`, whatever happened.
+ * the same observation as any answer (P4), so the caller's 429 gives the new reading's reset. While
+ * another probe of a connection is in flight, this request does not wait: it is refused with
+ * `Retry-After: 1` (P2, S2b). Waiting would hold the client for up to the connection's timeout for
+ * an answer that is often a 429 anyway; a 1 s retry costs the client nothing and nothing can bill.
+ * The lease is released in a `finally`, whatever happened.
  */
 export async function probePlans(
   context: ProbeContext,

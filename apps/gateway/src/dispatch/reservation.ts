@@ -74,8 +74,8 @@ export function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
 }
 
 /**
- * Reserves the worst-case cost of `request` on `target` before anything is sent (§7): free
- * rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
+ * Reserves the worst-case cost of `request` on `target` before anything is sent (ladder.md §7):
+ * free rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
  * budget (its spend could not be bounded, so it must not bill by surprise) and let through
  * unreserved when it has none; a reservation the ledger refuses skips the target. The body is
  * scanned once per request (see {@link worstCaseScanOf}).

@@ -10,7 +10,7 @@ import { createResetTimers, type ResetTimers } from "./reset-timers";
  * `resetTimers`, a timer at each known reset of a plan window (plus skew). At a reset, a
  * connection with a usage endpoint is refreshed through the scheduler (skipped in a cooldown or
  * within its minimum interval); one without an endpoint is left probeable: its reading is past
- * its reset, so the next strict request probes it (§15). `close()` stops the timer.
+ * its reset, so the next strict request probes it (ladder.md §15). `close()` stops the timer.
  */
 export function startPlanRefresh(
   deps: GatewayDeps,

@@ -38,8 +38,8 @@ function bucketWindow(
  * (quota-signals.md §6b): each `buckets[]` entry → window `<tokenType>:<modelId>` (`requests:…`,
  * `tokens:…`) scoped to the model; remaining = 100·`remainingFraction` (fraction remaining, 0..1);
  * reset = `resetTime` (RFC 3339). Also reads Antigravity `fetchAvailableModels`
- * (`models.<id>.quotaInfo`, §6c) as windows `quota:<modelId>`. A missing fraction gives a null
- * percent ("unknown"), never 0.
+ * (`models.<id>.quotaInfo`, quota-signals.md §6c) as windows `quota:<modelId>`. A missing fraction
+ * gives a null percent ("unknown"), never 0.
  *
  * @param observedAtMs epoch ms at which the payload was fetched
  */

@@ -62,13 +62,14 @@ function limitWindows(
 }
 
 /**
- * Windows from the Codex usage endpoint `GET chatgpt.com/backend-api/wham/usage` (§4c), or from
- * the in-band `codex.rate_limits` event (§4b, `source: "event"`). `rate_limit.primary_window` /
- * `secondary_window`: `used_percent` → remaining, `limit_window_seconds` → window id by length
- * (`5h`, `7d`, `<m>m`), reset from `reset_at` (epoch s) or `reset_after_seconds`.
- * `additional_rate_limits[]` become model-scoped windows `<id>:<metered_feature>` (scope = the
- * lower-cased `limit_name`). `limit_reached` or `allowed: false` marks the most used window
- * exhausted. The code-review limit does not gate API traffic and is skipped.
+ * Windows from the Codex usage endpoint `GET chatgpt.com/backend-api/wham/usage`
+ * (quota-signals.md §4c), or from the in-band `codex.rate_limits` event (quota-signals.md §4b,
+ * `source: "event"`). `rate_limit.primary_window` / `secondary_window`: `used_percent` →
+ * remaining, `limit_window_seconds` → window id by length (`5h`, `7d`, `<m>m`), reset from
+ * `reset_at` (epoch s) or `reset_after_seconds`. `additional_rate_limits[]` become model-scoped
+ * windows `<id>:<metered_feature>` (scope = the lower-cased `limit_name`). `limit_reached` or
+ * `allowed: false` marks the most used window exhausted. The code-review limit does not gate API
+ * traffic and is skipped.
  *
  * @param observedAtMs epoch ms at which the payload was fetched
  */

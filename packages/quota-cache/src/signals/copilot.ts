@@ -59,7 +59,8 @@ export function parseCopilotResponse(input: ResponseInput): ResponseSignals {
     }
   }
   const signals = finishSignals(context, [], failure);
-  // "You have no quota": the premium allowance ran out and nothing was billed (§14 hard stop).
+  // "You have no quota": the premium allowance ran out and nothing was billed (a hard stop,
+  // quota-signals.md §14).
   if (errorCode === "quota_exceeded") {
     signals.evidence = {
       evidence: "off",

@@ -32,7 +32,7 @@ const observedAtMs = Date.parse("2026-03-25T20:25:06.000Z");
 
 /** quota-signals.md §13, one test per pitfall. */
 describe("quota-signals §13 pitfalls", () => {
-  it("P1 fraction vs percent: 0.42 header fraction, 42 endpoint percent and 0.58 fraction remaining agree", () => {
+  it("pitfall 1: fraction vs percent: 0.42 header fraction, 42 endpoint percent and 0.58 fraction remaining agree", () => {
     const header = parseClaudeSubscriptionResponse({
       status: 200,
       headers: {
@@ -62,7 +62,7 @@ describe("quota-signals §13 pitfalls", () => {
     }
   });
 
-  it("P2 epoch seconds vs milliseconds: Claude reset in seconds and OpenRouter reset in ms land on real dates", () => {
+  it("pitfall 2: epoch seconds vs milliseconds: Claude reset in seconds and OpenRouter reset in ms land on real dates", () => {
     const claude = parseClaudeSubscriptionResponse({ ...claude429, observedAtMs });
     expect(claude.windows[0]?.resetAt).toBe("2026-03-25T21:00:00.000Z");
     const openrouter = parseOpenRouterResponse({ ...openrouterFreeDaily, observedAtMs });
@@ -78,7 +78,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(zero.windows[0]?.resetAt).toBeNull();
   });
 
-  it("P3 absolute vs relative: a relative reset becomes absolute at the observation instant", () => {
+  it("pitfall 3: absolute vs relative: a relative reset becomes absolute at the observation instant", () => {
     const early = parseOpenAiResponse({
       status: 200,
       headers: {
@@ -102,7 +102,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(anthropic.windows[0]?.resetAt).toBe("2026-03-25T20:26:00.000Z");
   });
 
-  it("P4 duration grammar: the regex is anchored, 1m30.5s is 90.5 s, prose forms read", () => {
+  it("pitfall 4: duration grammar: the regex is anchored, 1m30.5s is 90.5 s, prose forms read", () => {
     expect(parseGoDuration("1m30.5s")).toBe(90_500);
     expect(parseGoDuration("2m59.56s")).toBe(179_560);
     expect(parseGoDuration("976.066617ms")).toBeCloseTo(976.066617, 6);
@@ -112,7 +112,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(parseProseRetryHint("wait 2 minutes")).toBe(120_000);
   });
 
-  it("P5 Retry-After has two forms, negatives clamp to now, long waits are not capped", () => {
+  it("pitfall 5: Retry-After has two forms, negatives clamp to now, long waits are not capped", () => {
     expect(parseRetryAfter({ "retry-after": "Thu, 26 Mar 2026 20:25:06 GMT" }, observedAtMs)).toBe(
       "2026-03-26T20:25:06.000Z",
     );
@@ -125,7 +125,7 @@ describe("quota-signals §13 pitfalls", () => {
     );
   });
 
-  it("P6 empty and odd values: empty reset-at, True/False, -1/0 placeholders and all-zero windows are absent", () => {
+  it("pitfall 6: empty and odd values: empty reset-at, True/False, -1/0 placeholders and all-zero windows are absent", () => {
     const codex = parseCodexResponse({ ...codex200, observedAtMs });
     expect(codex.windows.some((w) => w.windowId === "secondary")).toBe(false);
     expect(codex.windows.every((w) => w.resetAt !== null)).toBe(true);
@@ -141,7 +141,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(claudeZero.windows).toEqual([]);
   });
 
-  it("P7 slot names lie: Codex primary at 10080 minutes is 7d; the Claude claim, not the largest use, binds", () => {
+  it("pitfall 7: slot names lie: Codex primary at 10080 minutes is 7d; the Claude claim, not the largest use, binds", () => {
     const codex = parseCodexResponse({ ...codex200, observedAtMs });
     expect(codex.windows.find((w) => !w.scope)?.windowId).toBe("7d");
     const claude = parseClaudeSubscriptionResponse({
@@ -162,7 +162,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(claude.failure).toBeUndefined();
   });
 
-  it("P8 per-model vs account-wide: model windows carry a model scope, account windows none", () => {
+  it("pitfall 8: per-model vs account-wide: model windows carry a model scope, account windows none", () => {
     const usage = parseClaudeOauthUsage(
       {
         seven_day: { utilization: 10, resets_at: "2026-03-30T00:00:00Z" },
@@ -187,7 +187,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(scoped429.failure?.scope).toEqual({ model: "gpt-5" });
   });
 
-  it("P9 headerless 429s: no reset is invented", () => {
+  it("pitfall 9: headerless 429s: no reset is invented", () => {
     const claude = parseClaudeSubscriptionResponse({
       ...claudeHeaderless,
       observedAtMs,
@@ -200,7 +200,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(openrouter.failure).toMatchObject({ retryAt: null, resetAt: null });
   });
 
-  it("P10 quota vs capacity: 529, 503 and upstream pools are overloaded; insufficient_quota is a hard stop", () => {
+  it("pitfall 10: quota vs capacity: 529, 503 and upstream pools are overloaded; insufficient_quota is a hard stop", () => {
     const anthropic = parseAnthropicApiResponse({ ...anthropic529, observedAtMs });
     expect(anthropic.failure?.kind).toBe("overloaded");
     expect(anthropic.windows.some((w) => w.status === "exhausted")).toBe(false);
@@ -213,14 +213,14 @@ describe("quota-signals §13 pitfalls", () => {
     );
   });
 
-  it("P11 requests windows differ: OpenAI requests per minute, Groq requests per day", () => {
+  it("pitfall 11: requests windows differ: OpenAI requests per minute, Groq requests per day", () => {
     const openai = parseOpenAiResponse({ ...groq200, observedAtMs });
     const groq = parseGenericResponse({ ...groq200, observedAtMs, provider: "groq" });
     expect(openai.windows[0]).toMatchObject({ windowId: "rpm", windowSeconds: 60 });
     expect(groq.windows[0]).toMatchObject({ windowId: "rpd", windowSeconds: 86_400 });
   });
 
-  it("P12 reset is not retry: the retry instant comes from Retry-After, the reset from the headers", () => {
+  it("pitfall 12: reset is not retry: the retry instant comes from Retry-After, the reset from the headers", () => {
     const { failure } = parseOpenAiResponse({
       status: 429,
       headers: {
@@ -235,7 +235,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(failure?.retryAt).toBe(new Date(observedAtMs + 2_000).toISOString());
   });
 
-  it("P13 rounding: Anthropic's rounded token remaining is reported as sent, not as consumption", () => {
+  it("pitfall 13: rounding: Anthropic's rounded token remaining is reported as sent, not as consumption", () => {
     const { windows } = parseAnthropicApiResponse({
       status: 200,
       headers: {
@@ -248,7 +248,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(windows[0]).toMatchObject({ remainingPercent: 100, status: "ok" });
   });
 
-  it("P14 out of range: negative Copilot percent and 1.02 Claude use clamp, raw kept", () => {
+  it("pitfall 14: out of range: negative Copilot percent and 1.02 Claude use clamp, raw kept", () => {
     const copilot = parseCopilotQuota(copilotOverdrawn, observedAtMs)[0];
     expect(copilot?.remainingPercent).toBe(0);
     expect(copilot?.rawUsedPercent).toBeGreaterThan(100);
@@ -263,7 +263,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(claude).toMatchObject({ remainingPercent: 0, rawUsedPercent: 102 });
   });
 
-  it("P15 timezones: microsecond +00:00 resets, bare dates at UTC midnight", () => {
+  it("pitfall 15: timezones: microsecond +00:00 resets, bare dates at UTC midnight", () => {
     const claude = parseClaudeOauthUsage(
       { five_hour: { utilization: 1, resets_at: "2026-01-02T19:59:59.600956+00:00" } },
       observedAtMs,
@@ -279,14 +279,14 @@ describe("quota-signals §13 pitfalls", () => {
     expect(copilot?.resetAt).toBe("2026-04-01T00:00:00.000Z");
   });
 
-  it("P16 attribution: parsers carry no account id and depend only on their input", () => {
+  it("pitfall 16: attribution: parsers carry no account id and depend only on their input", () => {
     const a = parseClaudeSubscriptionResponse({ ...claude429, observedAtMs });
     const b = parseClaudeSubscriptionResponse({ ...claude429, observedAtMs });
     expect(a).toEqual(b);
     expect(JSON.stringify(a)).not.toMatch(/connection|account/i);
   });
 
-  it("P17 polling: each reading carries its own observedAt so the newer one wins in the cache", () => {
+  it("pitfall 17: polling: each reading carries its own observedAt so the newer one wins in the cache", () => {
     const header = parseCodexResponse({ ...codex200, observedAtMs: observedAtMs + 1_000 })
       .windows[0];
     const endpoint = parseCodexUsage(codexUsage, observedAtMs)[0];
@@ -294,7 +294,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(endpoint?.observedAt).toBe(new Date(observedAtMs).toISOString());
   });
 
-  it("P18 case-insensitive headers and -/_ in limit ids", () => {
+  it("pitfall 18: case-insensitive headers and -/_ in limit ids", () => {
     const upper = parseClaudeSubscriptionResponse({
       status: 429,
       headers: Object.fromEntries(
@@ -315,7 +315,7 @@ describe("quota-signals §13 pitfalls", () => {
     expect(codex.windows[0]?.windowId).toBe("5h:codex_gpt_spark");
   });
 
-  it("P19 scope and permission failures are auth_invalid, not exhausted", () => {
+  it("pitfall 19: scope and permission failures are auth_invalid, not exhausted", () => {
     for (const failure of [
       parseClaudeSubscriptionResponse({ status: 403, headers: {}, observedAtMs }).failure,
       parseCopilotResponse({ status: 401, headers: {}, observedAtMs }).failure,
