@@ -2,7 +2,7 @@
 // requests written as real transcript lines (with the duplicate content-block lines Claude Code
 // writes), read back with the streaming reader, then replayed on auto/subscription and
 // auto/thrifty through the ladder, quota cache and spend ledger. Run: pnpm --filter planfirst
-// bench. The bar: the whole month in under 5 s on this machine.
+// bench. The target: the whole month in under 5 s on this machine.
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -10,7 +10,7 @@ import type { ChildCommand, ChildReport } from "./child";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchUpstreamClients } from "./upstream-clients";
 
-// Load benchmark (issue 14): the same load straight to an instant upstream, through a raw
+// Load benchmark: the same load straight to an instant upstream, through a raw
 // node:http proxy, and through the gateway on auto/thrifty served by a hard-stop plan, a keyless
 // server, and a paid (budgeted, reserved and settled) rung on the SQLite, memory and Redis
 // stores; 32 connections, non-stream and stream, one table from one run. Then the paid SQLite

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { post, useTestBed } from "./harness";
 
-// Issue 12: `POST /v1/messages/count_tokens` is forwarded to an Anthropic upstream of the route
+// `POST /v1/messages/count_tokens` is forwarded to an Anthropic upstream of the route
 // and its number returned as it is; only when no Anthropic upstream can answer does the gateway
 // estimate, and then it says so in `x-planfirst-estimate: true`.
 

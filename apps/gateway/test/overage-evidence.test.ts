@@ -61,7 +61,7 @@ async function strict(url: string) {
   return { response, body };
 }
 
-describe("issue 11: live overage evidence decides a Claude login's auto/subscription safety", () => {
+describe("live overage evidence decides a Claude login's auto/subscription safety (ladder.md §14)", () => {
   it("E2/SUB2: with the bundled catalog and no vouch block, a plan whose responses say extra usage is off (overage-status rejected + disabled reason) serves auto/subscription", async () => {
     const harness = await bed.start({ config: unvouched(), env: TEST_ENV });
     // Cold: overage unknown by the catalog, no evidence: out (SUB2), and never probed (P5).
@@ -242,7 +242,7 @@ describe("issue 11: live overage evidence decides a Claude login's auto/subscrip
     expect(bed.fakes.plan.completionHits()).toHaveLength(1);
   });
 
-  it("issue 15: an implausible reset time is counted per connection and source and warned about once, never with a secret", async () => {
+  it("an implausible reset time is counted per connection and source and warned about once, never with a secret", async () => {
     const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const far = Math.floor((harness.clock.now() + 400 * 86_400_000) / 1000);
     bed.fakes.plan.script(() => ({
@@ -278,7 +278,7 @@ describe("issue 11: live overage evidence decides a Claude login's auto/subscrip
     }
   });
 
-  it("issue 11 bullet 5 / S2b: a plan that answered 429 with Retry-After: 5 gives a strict Retry-After of about 5, never 0", async () => {
+  it("S2b: a plan that answered 429 with Retry-After: 5 gives a strict Retry-After of about 5, never 0", async () => {
     const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const resetAtSec = Math.floor((harness.clock.now() + 5_000) / 1000);
     bed.fakes.plan.script([

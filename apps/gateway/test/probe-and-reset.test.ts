@@ -95,7 +95,7 @@ function strictChat(harness: Harness, model = "auto/subscription") {
 const zaiHits = () => bed.fakes.zai.completionHits().length;
 const claudeHits = () => bed.fakes.plan.completionHits().length;
 
-describe("issue 11: probes (P1–P5) and the return to the plan after a reset (S2a, S2b)", () => {
+describe("probes (P1–P5) and the return to the plan after a reset (S2a, S2b)", () => {
   it("P1/P3: a hard-stop plan with no quota reading (z.ai) serves auto/subscription at cold start, as a probe; the 2xx records a served reading", async () => {
     const harness = await bed.start({ config: config(), env: ENV });
     const before = await getJson<{ ladder: { probeable: unknown } }>(

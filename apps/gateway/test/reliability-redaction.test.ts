@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
-// Issue 15 item 3: an upstream that repeats the credential it received (`…you sent
+// An upstream that repeats the credential it received (`…you sent
 // authorization=Bearer sk-ant-oat01-…`) must not hand it to the client, on any route, relayed
 // verbatim or translated, whole or streamed. Real gateway, real HTTP, fakes on loopback.
 

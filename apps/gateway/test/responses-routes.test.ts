@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
-// Issue 12's bullets, on the wire: each test below fails on the gateway before the hub was wired
-// (no /v1/responses, Claude Code's fields refused on an OpenAI rung, its headers dropped,
-// count_tokens a 404, one model list shape, HEAD / a 401).
+// What Claude Code and the Codex CLI need from a gateway (quota-signals.md §14), on the wire: each
+// test below fails on the gateway before the protocol hub was wired (no /v1/responses, Claude
+// Code's fields refused on an OpenAI rung, its headers dropped, count_tokens a 404, one model list
+// shape, HEAD / a 401).
 
 const bed = useTestBed(STANDARD_FAKES);
 const KEYED = { server: { apiKeys: ["env:CLIENT_KEY"] } };

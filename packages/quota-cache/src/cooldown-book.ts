@@ -16,7 +16,7 @@ export interface CooldownBookOptions {
   baseMs?: number;
   /**
    * Largest backoff step (15 min by default). Caps only our own backoff: an upstream
-   * `Retry-After` or reset is honoured however long its window allows (pitfall 5, issue 15).
+   * `Retry-After` or reset is honoured however long its window allows (quota-signals.md §13, pitfall 5).
    */
   capMs?: number;
   /**
@@ -72,8 +72,9 @@ export interface CooldownBook {
    *   traffic; the ladder keeps it off `auto/subscription` through its overage evidence).
    * A `retryAt` or `resetAt` beyond what the failure's window allows (its length plus skew;
    * 7 days when it names no window) is implausible and ignored, so a `retry-after: 999999999`
-   * cools for the bounded backoff, not for years (issue 15 item 2). Every duration goes through `clampCooldownToReset` (S4) when the upstream gave a reset. A
-   * longer cooldown already in force on the same scope is kept.
+   * cools for the bounded backoff, not for years. Every duration goes through
+   * `clampCooldownToReset` (S4) when the upstream gave a reset. A longer cooldown already in force
+   * on the same scope is kept.
    */
   fail(connectionId: string, failure: UpstreamFailure, options?: CooldownScopeOptions): Cooldown;
   /**
@@ -147,7 +148,7 @@ function msUntil(iso: string | null | undefined, nowMs: number): number | null {
 }
 
 /**
- * Creates the cooldown book (issue 4 item 3). Cooldowns are kept per connection and scope; an
+ * Creates the cooldown book. Cooldowns are kept per connection and scope; an
  * account-wide one covers every model. Expired cooldowns read as absent; their attempt counter
  * is remembered for `capMs` after they end, so failures that keep coming back off further.
  */

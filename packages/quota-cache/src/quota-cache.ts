@@ -191,7 +191,7 @@ function compareBinding(a: QuotaWindow, b: QuotaWindow): number {
 }
 
 /**
- * Creates the quota cache (issue 4 item 2). Windows keep their own scope, reset and observation
+ * Creates the quota cache. Windows keep their own scope, reset and observation
  * time. Model scope: a window scoped to a model gates only the models that scope applies to
  * (`scopeAppliesToModel`: case-insensitive, by family, so `opus` gates `claude-opus-4-1`); a call
  * without a model sees account-wide windows only.
@@ -269,7 +269,7 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
     for (const input of windows) {
       const normalised = normaliseWindow(input);
       if (!normalised) continue;
-      // A reset no window allows (ten years ahead) reads as unknown (issue 15 item 2).
+      // A reset no window allows (ten years ahead) reads as unknown.
       const window = isPlausibleInstant(
         normalised.resetAt,
         nowMs,
@@ -352,7 +352,7 @@ export function createQuotaCache(options: QuotaCacheOptions = {}): QuotaCache {
       failure.windowId || (failure.kind === "credits_exhausted" ? "credits" : "exhausted");
     const key = windowRecordKey(windowId, scopeModel);
     const previous = records(connectionId).find((entry) => entry.key === key)?.record;
-    // A time beyond what the window allows is no reset at all (issue 15 item 2).
+    // A time beyond what the window allows is no reset at all.
     const plausible = (iso: string | null) =>
       isPlausibleInstant(iso, nowMs, windowId, previous?.window.windowSeconds) ? iso : null;
     const resetMs = parseMs(plausible(failure.resetAt)) ?? parseMs(plausible(failure.retryAt));

@@ -51,7 +51,7 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Creates the refresh scheduler for the gateway's usage pollers (issue 4 item 2). */
+/** Creates the refresh scheduler for the gateway's usage pollers. */
 export function createRefreshScheduler(options: RefreshSchedulerOptions): RefreshScheduler {
   const concurrency = options.concurrency ?? 2;
   const jitterMs = options.jitterMs ?? 2_000;

@@ -13,7 +13,7 @@ function inPool(state: QuotaState | undefined, coolingDown: boolean, nowMs: numb
   return state.remainingPercent > (state.hasBeenExhausted ? 5 : 2);
 }
 
-describe("scenario (issue 4): cooldowns end at the real reset", () => {
+describe("scenario: cooldowns end at the real reset (S4)", () => {
   it("exhausted at 10:00, reset 15:00, backoff would say 16:00: out until 15:00, back on the first fresh read after", () => {
     let nowMs = at("10:00");
     const now = () => nowMs;

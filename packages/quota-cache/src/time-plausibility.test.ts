@@ -94,7 +94,7 @@ function aheadMs(iso: string | null | undefined): number {
   return iso ? Date.parse(iso) - NOW : Number.NEGATIVE_INFINITY;
 }
 
-describe("time plausibility (issue 15 item 2)", () => {
+describe("time plausibility", () => {
   it("horizons by window", () => {
     expect(windowHorizonMs("5h")).toBe(5 * HOUR);
     expect(windowHorizonMs("7d:opus")).toBe(7 * DAY);

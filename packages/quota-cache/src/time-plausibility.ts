@@ -13,7 +13,7 @@ export const LONGEST_WINDOW_MS = 31 * DAY_MS;
 export const UNKNOWN_WINDOW_MS = 7 * DAY_MS;
 
 /**
- * How far ahead a reset of this window may plausibly lie, in ms, skew excluded (issue 15 item 2):
+ * How far ahead a reset of this window may plausibly lie, in ms, skew excluded:
  * the window's own length when known (`windowSeconds`, at most 31 days); else by id: `5h…` 5 h,
  * `7d…`/weekly 7 days, monthly ones (`monthly`, Copilot `premium_interactions`, `chat`,
  * `completions`) 31 days, daily ones (`daily`, `free_daily`, `tpd`, `rpd`) 1 day; anything

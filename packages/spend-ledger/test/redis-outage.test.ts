@@ -12,7 +12,7 @@ if (!hasRedisServer) {
 
 const nowMs = Date.UTC(2026, 10, 30, 12);
 const usage = { model: "gpt-4.1-mini", inputTokens: 1000, outputTokens: 100 };
-/** What a request waits at most for an answer while the store is away (issue 15). */
+/** What a request waits at most for an answer while the store is away. */
 const answerWithinMs = 1000;
 
 async function reserveMany(ledger: SpendLedger, count: number, usd: number) {

@@ -6,11 +6,11 @@ import type { GatewayMetrics } from "./metrics";
 const warned = new WeakMap<Logger, Set<string>>();
 
 /**
- * Reports times an upstream sent beyond what their window allows (issue 15 item 2): each one
- * counts in `planfirst_implausible_times_total{connection,source}`, and the first of each
- * (connection, window, field, source) is logged once as a warning. Only the connection id, the
- * window, the field, the source and the instant are logged: never a header value that could be a
- * secret, never a credential.
+ * Reports times an upstream sent beyond what their window allows: each one counts in
+ * `planfirst_implausible_times_total{connection,source}`, and the first of each (connection,
+ * window, field, source) is logged once as a warning. Only the connection id, the window, the
+ * field, the source and the instant are logged: never a header value that could be a secret, never
+ * a credential.
  */
 export function reportImplausibleTimes(
   deps: { metrics: GatewayMetrics; logger: Logger },

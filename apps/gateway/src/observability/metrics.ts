@@ -28,7 +28,7 @@ export interface GatewayMetrics {
   countFallthrough(fromRung: string, connection: string, reason: string): void;
   /** Time from sending upstream to its response headers, in milliseconds. */
   observeUpstreamLatency(connection: string, latencyMs: number): void;
-  /** An upstream time (reset, retry) beyond what its window allows was dropped (issue 15). */
+  /** An upstream time (reset, retry) beyond what its window allows was dropped. */
   countImplausibleTime(connection: string, source: string): void;
   /** Registers a gauge family collected at scrape time. */
   registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;

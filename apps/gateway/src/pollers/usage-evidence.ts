@@ -5,10 +5,10 @@ import { reportImplausibleTimes } from "../observability/implausible-times";
 import type { GatewayMetrics } from "../observability/metrics";
 
 /**
- * What a usage payload says beyond its windows (issue 11 item 1, issue 15 item 2): its overage
- * evidence (Claude `extra_usage.is_enabled`, Codex credits, Copilot `overage_permitted`) goes to
- * the quota cache for the connection that was polled, and every time it carried beyond what its
- * window allows is counted and warned about once. The windows themselves are the poller's.
+ * What a usage payload says beyond its windows: its overage evidence (Claude
+ * `extra_usage.is_enabled`, Codex credits, Copilot `overage_permitted`) goes to the quota cache for
+ * the connection that was polled, and every time it carried beyond what its window allows is
+ * counted and warned about once. The windows themselves are the poller's.
  */
 export function observeUsageEvidence(
   deps: {

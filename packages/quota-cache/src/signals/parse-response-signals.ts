@@ -43,7 +43,7 @@ const RESPONSE_PARSERS: Readonly<Record<string, ResponseSignalParser>> = Object.
  * any other id (groq, deepseek, mistral, xai, ollama…) → the generic OpenAI-compatible parser.
  * Pure and total: never throws.
  *
- * Every time it returns is plausible (issue 15 item 2): a window reset beyond the window's
+ * Every time it returns is plausible: a window reset beyond the window's
  * length plus skew (5 h, 7 d, 31 d monthly, 1 d daily, 7 d when unknown), and a failure's
  * `resetAt` / `retryAt` beyond its window's (7 d when it names none), is dropped, read as unknown
  * and listed in `implausible`, so one bogus header cannot switch a plan off for years.
