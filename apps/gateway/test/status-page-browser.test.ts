@@ -10,9 +10,12 @@ import { createLogger } from "../src/observability/logger";
 import { type RunningServer, startServer } from "../src/server";
 import type { GatewayStatus } from "../src/status/gateway-status";
 import { launchChromium, maybeUpdateScreenshot, pngFacts } from "./browser/chromium";
+import { chromiumForTests } from "./browser/find-chromium";
 import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { chatBody, createClock, post, useTestBed } from "./harness";
 
+/** Null skips every test below; in CI a missing browser fails the file instead. */
+const executablePath = chromiumForTests("apps/gateway/test/status-page-browser.test.ts");
 const hour = 3_600_000;
 const auth = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
 
@@ -26,10 +29,12 @@ const bed = useTestBed(STANDARD_FAKES, {
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const shots = mkdtempSync(join(tmpdir(), "planfirst-status-shots-"));
+let shots: string;
 
+// Hooks run only when some test of the file does, so a browser was found.
 beforeAll(async () => {
-  browser = await launchChromium();
+  shots = mkdtempSync(join(tmpdir(), "planfirst-status-shots-"));
+  browser = await launchChromium(executablePath!);
   context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
 });
@@ -69,7 +74,7 @@ function secondsOf(text: string): number {
   return Number(h) * 3600 + Number(m) * 60 + Number(s);
 }
 
-describe("the status page in a browser", () => {
+describe.skipIf(executablePath === null)("the status page in a browser", () => {
   it("opens behind the client key through a login form that sets an HttpOnly, SameSite=Strict cookie", async () => {
     const clock = bed.harness.clock;
     bed.fakes.plan.usage(claudeUsagePayload(60, clock.now() + 2 * hour), { endpoint: "claude" });

@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
-/** Debian's chromium package; never downloaded. `.ci/run` installs it when missing. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-/** Launches the system chromium headless (one per test file: launching costs about a second). */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches a system Chromium or Chrome headless, never a downloaded one (find it with
+ * `chromiumForTests`). One per test file: launching costs about a second.
+ */
+export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     args: [
       "--headless",
       "--no-sandbox",
