@@ -234,22 +234,6 @@ describe("ChatGPT plan through the Codex backend", () => {
     expect(state?.windows.some((window) => window.source === "event")).toBe(true);
   });
 
-  it("a whole (non-stream) request skips the stream-only backend: auto/thrifty climbs, a concrete model names the field", async () => {
-    const harness = await gateway(
-      [codexPlanConnection(plans, { timeoutMs: 5_000 })],
-      codexPlanEnv(plans),
-      ["codex"],
-    );
-    const thrifty = await served(harness, "auto/thrifty");
-    expect(thrifty.response.status, thrifty.text).toBe(200);
-    expect(thrifty.rung).toBe("cheap");
-    const concrete = await served(harness, "gpt-5-codex");
-    expect(concrete.response.status).toBe(400);
-    expect(JSON.parse(concrete.text).error.param).toBe("stream");
-    expect((await served(harness, "auto/subscription")).response.status).not.toBe(200);
-    expect(completionHits("/backend-api/codex/responses")).toHaveLength(0);
-  });
-
   it("refreshes the access token before it expires, mid-traffic, with no failed request", async () => {
     const harness = await gateway(
       [codexPlanConnection(plans, { timeoutMs: 5_000 })],

@@ -35,6 +35,62 @@ describe("fake Codex backend and OpenAI auth server", () => {
     expect(JSON.stringify(fakes.hits)).not.toContain(login.accessToken);
   });
 
+  it("refuses a whole request and answers a declared tool with a function or custom call", async () => {
+    const login = fakes.codex.issueLogin();
+    const auth = {
+      authorization: `Bearer ${login.accessToken}`,
+      "chatgpt-account-id": fakes.codex.accountId,
+    };
+    const url = `${fakes.codex.baseUrl}/responses`;
+    const whole = await post(url, { model: "gpt-5-codex", input: "hi", stream: false }, auth);
+    expect(whole.status).toBe(400);
+    expect(await whole.json()).toEqual({ detail: "Stream must be set to true" });
+
+    const tools = [
+      { type: "function", name: "get_weather", parameters: { type: "object" } },
+      { type: "custom", name: "apply_patch" },
+    ];
+    fakes.codex.toolCall = { kind: "function", input: '{"city":"Paris"}' };
+    const call = await (await post(url, { input: "hi", tools, stream: true }, auth)).text();
+    expect(call).toContain('"type":"function_call"');
+    expect(call).toContain('"name":"get_weather"');
+    expect(call.match(/event: response\.function_call_arguments\.delta/g)).toHaveLength(2);
+    expect(call).toContain('"arguments":"{\\"city\\":\\"Paris\\"}"');
+    // No tool of that kind declared: the model can only answer in text.
+    const text = await (await post(url, { input: "hi", stream: true }, auth)).text();
+    expect(text).toContain("event: response.output_text.delta");
+    expect(text).not.toContain("function_call");
+
+    fakes.codex.toolCall = { kind: "custom", input: "*** Begin Patch\n*** End Patch" };
+    const custom = await (await post(url, { input: "hi", tools, stream: true }, auth)).text();
+    expect(custom).toContain('"type":"custom_tool_call"');
+    expect(custom).toContain("event: response.custom_tool_call_input.done");
+    fakes.codex.toolCall = null;
+  });
+
+  it("can send its stream with no Content-Type, and cut it before response.completed", async () => {
+    const login = fakes.codex.issueLogin();
+    const auth = {
+      authorization: `Bearer ${login.accessToken}`,
+      "chatgpt-account-id": fakes.codex.accountId,
+    };
+    const url = `${fakes.codex.baseUrl}/responses`;
+    fakes.codex.streamContentType = null;
+    const untyped = await post(url, { input: "hi", stream: true }, auth);
+    expect(untyped.headers.get("content-type")).toBeNull();
+    expect(await untyped.text()).toContain("event: response.completed");
+    fakes.codex.streamContentType = "text/event-stream; charset=utf-8";
+
+    fakes.codex.streamCut = "end";
+    const ended = await (await post(url, { input: "hi", stream: true }, auth)).text();
+    expect(ended).toContain("event: response.output_item.done");
+    expect(ended).not.toContain("response.completed");
+    fakes.codex.streamCut = "reset";
+    const reset = await post(url, { input: "hi", stream: true }, auth);
+    await expect(reset.text()).rejects.toThrow();
+    fakes.codex.streamCut = null;
+  });
+
   it("refuses a missing account id, an expired token, and answers usage_limit_reached", async () => {
     const login = fakes.codex.issueLogin();
     const auth = { authorization: `Bearer ${login.accessToken}` };

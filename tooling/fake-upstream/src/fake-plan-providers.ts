@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type CodexToolCall, codexSse, codexStreamFrames } from "./codex-stream";
 import { completionBody, streamFrames } from "./completions";
+import { echoCredential } from "./credential-echo";
 import { credentialLabel } from "./credential-label";
 import {
   codexUsagePayload,
@@ -69,6 +70,26 @@ export interface FakeCodex extends FakeOauthControls {
   hasCredits: boolean;
   /** When set, `/responses` answers 429 `usage_limit_reached` resetting at this epoch second. */
   exhaustedUntilSec: number | null;
+  /**
+   * The text `/responses` answers; `ECHO_CREDENTIAL` in it is replaced by the access token the
+   * request carried (an upstream that repeats back what it received). Default "ok".
+   */
+  text: string;
+  /**
+   * A tool call `/responses` answers with instead of text when the request declared a tool of
+   * its kind (the first one); default null.
+   */
+  toolCall: CodexToolCall | null;
+  /**
+   * The stream's `Content-Type`; null sends none, as the real backend was reported doing.
+   * Default `text/event-stream; charset=utf-8`.
+   */
+  streamContentType: string | null;
+  /**
+   * Cuts the stream after its output item, before `response.completed`: `end` ends the body
+   * there, `reset` drops the connection. Default null, a complete stream.
+   */
+  streamCut: "end" | "reset" | null;
 }
 
 /** The Copilot token exchange, user endpoint and inference API. */
@@ -168,14 +189,6 @@ function credentialOf(request: IncomingMessage): { scheme: string | null; value:
   return { scheme: header.slice(0, space), value: header.slice(space + 1).trim() };
 }
 
-function newId(prefix: string): string {
-  return `${prefix}${randomBytes(12).toString("hex")}`;
-}
-
-function sse(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
 function firstOfNextMonthUtc(nowMs: number): string {
   const now = new Date(nowMs);
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
@@ -207,13 +220,16 @@ function oauthControls(
 
 /**
  * Starts fakes of the plan providers on 127.0.0.1, speaking their real wire formats: the Codex
- * backend (`/backend-api/codex/responses` SSE with `x-codex-*` headers and a `codex.rate_limits`
- * event, `/backend-api/wham/usage`, 429 `usage_limit_reached`) and the OpenAI auth server
- * (`/oauth/token`, JSON refresh_token grant with rotation); Copilot (`copilot_internal/v2/token`,
- * `copilot_internal/user`, `/copilot/chat/completions`, 402 `quota_exceeded`); z.ai
- * (`/api/monitor/usage/quota/limit`, `/api/coding/paas/v4/chat/completions`, 429 code 1308);
- * Kimi (`/coding/v1/usages` with string numbers, `/coding/v1/chat/completions`,
- * `/api/oauth/token` form-encoded with rotation). Stale or unknown tokens get a 401.
+ * backend (`/backend-api/codex/responses` SSE only, `stream: false` refused with 400 "Stream
+ * must be set to true", with `x-codex-*` headers, a `codex.rate_limits` event, text or a
+ * function or custom tool call, optionally no `Content-Type` or a cut before
+ * `response.completed`; `/backend-api/wham/usage`; 429 `usage_limit_reached`) and the OpenAI
+ * auth server (`/oauth/token`, JSON refresh_token grant with rotation); Copilot
+ * (`copilot_internal/v2/token`, `copilot_internal/user`, `/copilot/chat/completions`, 402
+ * `quota_exceeded`); z.ai (`/api/monitor/usage/quota/limit`,
+ * `/api/coding/paas/v4/chat/completions`, 429 code 1308); Kimi (`/coding/v1/usages` with string
+ * numbers, `/coding/v1/chat/completions`, `/api/oauth/token` form-encoded with rotation). Stale
+ * or unknown tokens get a 401.
  */
 export async function startFakePlanProviders(
   options: FakePlanProvidersOptions = {},
@@ -360,10 +376,17 @@ export async function startFakePlanProviders(
             return json(response, 400, { detail: "Stream must be set to true" });
           }
           const model = typeof record.model === "string" ? record.model : "gpt-5-codex";
-          const responseId = newId("resp_");
-          const itemId = newId("msg_");
+          const frames = codexStreamFrames({
+            model,
+            tools: record.tools,
+            toolCall: codex.toolCall,
+            text: echoCredential(codex.text, bearer),
+            usage: { inputTokens: 12, outputTokens: 1 },
+          });
           response.writeHead(200, {
-            "content-type": "text/event-stream; charset=utf-8",
+            ...(codex.streamContentType === null
+              ? {}
+              : { "content-type": codex.streamContentType }),
             "cache-control": "no-cache",
             ...codexHeaders({
               primary: {
@@ -376,20 +399,9 @@ export async function startFakePlanProviders(
               nowSec,
             }),
           });
+          response.write(frames.created);
           response.write(
-            sse("response.created", {
-              type: "response.created",
-              response: {
-                id: responseId,
-                object: "response",
-                status: "in_progress",
-                model,
-                output: [],
-              },
-            }),
-          );
-          response.write(
-            sse("codex.rate_limits", {
+            codexSse("codex.rate_limits", {
               type: "codex.rate_limits",
               plan_type: "pro",
               rate_limits: {
@@ -407,90 +419,12 @@ export async function startFakePlanProviders(
               },
             }),
           );
-          // The item and its content part open before their deltas, as the real backend sends them.
-          const item = { type: "message", id: itemId, role: "assistant", status: "in_progress" };
-          response.write(
-            sse("response.output_item.added", {
-              type: "response.output_item.added",
-              output_index: 0,
-              item: { ...item, content: [] },
-            }),
-          );
-          response.write(
-            sse("response.content_part.added", {
-              type: "response.content_part.added",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              part: { type: "output_text", text: "", annotations: [] },
-            }),
-          );
-          response.write(
-            sse("response.output_text.delta", {
-              type: "response.output_text.delta",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              delta: "ok",
-            }),
-          );
-          const done = {
-            ...item,
-            status: "completed",
-            content: [{ type: "output_text", text: "ok", annotations: [] }],
-          };
-          response.write(
-            sse("response.output_text.done", {
-              type: "response.output_text.done",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              text: "ok",
-            }),
-          );
-          response.write(
-            sse("response.content_part.done", {
-              type: "response.content_part.done",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              part: done.content[0],
-            }),
-          );
-          response.write(
-            sse("response.output_item.done", {
-              type: "response.output_item.done",
-              output_index: 0,
-              item: done,
-            }),
-          );
-          response.end(
-            sse("response.completed", {
-              type: "response.completed",
-              response: {
-                id: responseId,
-                object: "response",
-                status: "completed",
-                model,
-                output: [
-                  {
-                    type: "message",
-                    id: itemId,
-                    role: "assistant",
-                    status: "completed",
-                    content: [{ type: "output_text", text: "ok", annotations: [] }],
-                  },
-                ],
-                usage: {
-                  input_tokens: 12,
-                  input_tokens_details: { cached_tokens: 0 },
-                  output_tokens: 1,
-                  output_tokens_details: { reasoning_tokens: 0 },
-                  total_tokens: 13,
-                },
-              },
-            }),
-          );
+          for (const frame of frames.output) response.write(frame);
+          // Cut before `response.completed`: a body that simply ends, or a connection lost.
+          if (codex.streamCut === "end") response.end();
+          // Dropped once the frames so far have left, so the client has read them first.
+          else if (codex.streamCut === "reset") response.write("\n", () => response.destroy());
+          else response.end(frames.completed);
           return;
         }
         return json(response, 404, { detail: "Not Found" });
@@ -635,6 +569,10 @@ export async function startFakePlanProviders(
       fiveHourUsedPercent: 10,
       hasCredits: false,
       exhaustedUntilSec: null as number | null,
+      text: "ok",
+      toolCall: null as CodexToolCall | null,
+      streamContentType: "text/event-stream; charset=utf-8" as string | null,
+      streamCut: null as FakeCodex["streamCut"],
     },
   );
   const kimi: FakeKimi = Object.assign(

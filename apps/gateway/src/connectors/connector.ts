@@ -78,9 +78,9 @@ export interface UpstreamConnector {
   observeHeaders(headers: Readonly<Record<string, string>>): void;
   /**
    * True when the upstream only answers streamed completions (the Codex backend refuses
-   * `stream: false`): the dispatcher skips it for a whole (non-stream) completion instead of
-   * handing the client the upstream's 400. Sub-endpoints such as `/responses/compact` are not
-   * completions and go through.
+   * `stream: false`): for a whole (non-stream) completion the dispatcher asks it for a stream,
+   * reads that to its end and answers the client whole. Sub-endpoints such as
+   * `/responses/compact` are not completions and are sent as the client sent them.
    */
   readonly streamOnly?: boolean;
   /**

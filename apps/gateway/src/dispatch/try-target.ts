@@ -8,6 +8,7 @@ import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "../u
 import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
+import { serveCollected } from "./collected";
 import { serveNonStream } from "./non-stream";
 import { isClientFaultAnswer, observeResponse } from "./observe-response";
 import { redactorFor } from "./redaction";
@@ -38,10 +39,10 @@ export interface RequestState {
 
 /**
  * One attempt after its reservation: send, observe the answer's quota signals, then serve it
- * (non-stream or stream) or fall through. Rejects with `client_closed_request` when the client
- * hung up. A body the target's protocol cannot carry skips the target (`unsupported_field` or
- * `invalid_field`, the error kept in `state.refusal`); the reservation is the caller's to
- * release either way.
+ * (a whole answer, read whole or collected from a streams-only upstream, or a stream) or fall
+ * through. Rejects with `client_closed_request` when the client hung up. A body the target's
+ * protocol cannot carry skips the target (`unsupported_field` or `invalid_field`, the error kept
+ * in `state.refusal`); the reservation is the caller's to release either way.
  */
 export async function tryTarget(
   context: TargetContext,
@@ -55,9 +56,14 @@ export async function tryTarget(
   state.bodies ??= new Map();
   let upstreamRequest: UpstreamRequest;
   let prepared: UpstreamBody;
+  let collect: boolean;
   try {
     const call = context.calls.request(target, request, state.bodies);
-    ({ upstream: upstreamRequest, body: prepared } = call instanceof Promise ? await call : call);
+    ({
+      upstream: upstreamRequest,
+      body: prepared,
+      collect,
+    } = call instanceof Promise ? await call : call);
   } catch (error) {
     if (ConnectorError.isInstance(error)) return credentialFailed(context, attempt, error);
     if (!ProtocolError.isInstance(error)) throw error;
@@ -134,16 +140,18 @@ export async function tryTarget(
   observeResponse(deps, target, response.status, response.headers, undefined);
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
-    return serveNonStream(
+    const whole = {
       deps,
       attempt,
       hold,
       request,
-      response,
-      state.attempts.length,
+      attemptCount: state.attempts.length,
       prepared,
       redactor,
-    );
+    };
+    // An upstream that only streams was asked for a stream: it is collected into one answer.
+    if (collect) return serveCollected(whole, context.calls.watch(target, response));
+    return serveNonStream(whole, response);
   }
   const watched = context.calls.watch(target, response);
   const streamed = await streamStarted(
