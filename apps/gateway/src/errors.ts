@@ -32,6 +32,7 @@ export type GatewayErrorCode =
   | "model_not_found"
   | "unknown_category"
   | "route_not_found"
+  | "websocket_unsupported"
   | "plan_quota_exhausted"
   | "no_available_target"
   | "all_targets_rate_limited"

@@ -102,6 +102,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     usagePollJitterMs: options.usagePollJitterMs,
   });
   await gateway.ready();
+  // No `upgrade` listener, on purpose: without one, Node hands a request carrying `Upgrade` to
+  // the request listener as plain HTTP (`incoming.upgrade` false) and the connection stays
+  // HTTP/1.1. A WebSocket handshake so reaches the app, which answers it 426 (see
+  // `refuseWebSocketHandshakes`), and an `h2c` offer is served as the HTTP/1.1 request it also
+  // is. A listener would be handed every such socket raw, `h2c` offers included.
   const server = createServer(
     {
       // A slow client may hold a socket only this long for its headers and its whole request;

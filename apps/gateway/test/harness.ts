@@ -114,6 +114,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   };
 }
 
+/** How many WebSocket handshakes a gateway refused (426), counted in its captured log lines. */
+export function refusedUpgrades(logs: readonly string[]): number {
+  return logs.filter((line) => line.includes("websocket upgrade refused")).length;
+}
+
 /** Starts fake upstreams by name. */
 export async function startFakes<const N extends string>(
   specs: Record<N, WireProtocol>,

@@ -24,6 +24,7 @@ import { modelsRoutes } from "./routes/models";
 import { responsesRoutes } from "./routes/responses";
 import { completionRoutes, protocolOfPath } from "./routes/route-table";
 import { isStatusPath, statusRoutes } from "./routes/status";
+import { refuseWebSocketHandshakes } from "./websocket-refusal";
 
 /** A built gateway app: the Hono app plus what it built from its deps. */
 export interface GatewayApp {
@@ -44,8 +45,10 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * Builds the gateway's Hono app from injected deps. Everything static (routing table, catalog
  * index, tier resolver, client-key digests, the pool per model id) is built here once, never per
  * request. Every endpoint but `/healthz` requires a client key when keys are configured
- * (`Authorization: Bearer KEY` or `x-api-key: KEY`). Errors are mapped to HTTP in one `onError`:
- * Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a credential.
+ * (`Authorization: Bearer KEY` or `x-api-key: KEY`); a WebSocket handshake on any path is
+ * answered `426` before that, as no WebSocket transport is served. Errors are mapped to HTTP in
+ * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
+ * credential.
  * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
  */
 export function buildGatewayApp(
@@ -62,6 +65,7 @@ export function buildGatewayApp(
   const context: AppContext = { deps, table, dispatcher, verifier, status };
 
   const hono = new Hono<GatewayEnv>();
+  hono.use(refuseWebSocketHandshakes(deps.logger));
   hono.use(async (c, next) => {
     if (c.req.path === "/healthz" || isStatusPath(c.req.path)) return next();
     c.set(

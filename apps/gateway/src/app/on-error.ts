@@ -27,6 +27,8 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   unknown_category: { status: 404, type: "invalid_request_error" },
   route_not_found: { status: 404, type: "not_found_error" },
   request_too_large: { status: 413, type: "request_too_large" },
+  // The one answer on which Codex CLI drops its Responses WebSocket for HTTP at once.
+  websocket_unsupported: { status: 426, type: "invalid_request_error" },
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
   all_targets_rate_limited: { status: 429, type: "rate_limit_error" },
   budget_exhausted: { status: 429, type: "rate_limit_error" },
