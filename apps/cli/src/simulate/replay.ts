@@ -154,11 +154,13 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   // Bumped on every reading the quota cache takes; the pool is rebuilt when it changes.
   let quotaVersion = 0;
   const observe = (connectionId: string, own: readonly PlanWindowState[]) => {
-    const windows = own.map((window) => planWindowReading(window, nowMs, ladder.exitCutoffPercent));
-    quotaCache.observe(connectionId, windows);
+    const readings = own.map((window) =>
+      planWindowReading(window, nowMs, ladder.exitCutoffPercent),
+    );
+    quotaCache.observe(connectionId, readings);
     lastObservedMs.set(connectionId, nowMs);
     quotaVersion += 1;
-    input.observer?.reading?.(connectionId, windows, nowMs);
+    input.observer?.reading?.(connectionId, readings, nowMs);
   };
 
   const options: LadderOptions = {
