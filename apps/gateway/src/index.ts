@@ -52,6 +52,8 @@ export {
 export { type CreateGatewayOptions, createGateway, type Gateway } from "./gateway";
 export { createLogger, REDACTED_LOG_PATHS } from "./observability/logger";
 export { createMetrics, type GatewayMetrics } from "./observability/metrics";
+export { buildTargets, type DispatchTarget } from "./routing/build-pool";
+export type { PoolLiveState } from "./routing/exclusions";
 export {
   type ExplainSource,
   explainModel,

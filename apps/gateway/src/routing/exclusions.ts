@@ -1,9 +1,14 @@
 import type { QuotaState } from "@planfirst/quota-cache";
 import type { ClientIdentity } from "./client-identity";
 
-/** Live lookups the pool build reads (all synchronous). */
+/**
+ * Live lookups the pool build reads (all synchronous). Only `quotaState` and `isCoolingDown`
+ * change the targets; the optional lookups word explanations and errors.
+ */
 export interface PoolLiveState {
+  /** The quota cache's reading of a connection for a model; undefined when it has none. */
   quotaState(provider: string, connectionId: string, model: string): QuotaState | undefined;
+  /** True while the connection is out for the model after an upstream failure. */
   isCoolingDown(connectionId: string, model: string): boolean;
   /** When a cooldown ends (epoch ms or ISO); read only to explain one. */
   cooldownUntil?(connectionId: string, model: string): unknown;
