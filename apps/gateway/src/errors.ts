@@ -25,6 +25,7 @@ export interface AttemptRecord {
 export type GatewayErrorCode =
   | "invalid_json"
   | "invalid_request"
+  | "invalid_max_wait"
   | "missing_model"
   | "request_too_large"
   | "client_closed_request"
@@ -60,6 +61,11 @@ export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCo
   details?: Record<string, unknown>;
   /** Seconds for a `Retry-After` header, when the client should come back later. */
   retryAfterSec?: number;
+  /**
+   * Milliseconds the request was held waiting for a plan before this answer, when it was held:
+   * the answer's `x-planfirst-waited-ms`.
+   */
+  waitedMs?: number;
 }
 
 const GATEWAY_MARKER = Symbol.for("planfirst.error.GatewayError");
@@ -87,13 +93,16 @@ export class GatewayError extends Error {
   readonly details: Record<string, unknown>;
   /** Seconds for a `Retry-After` header, when the client should come back later. */
   readonly retryAfterSec: number | undefined;
+  /** Milliseconds the request was held waiting for a plan, when it was held. */
+  readonly waitedMs: number | undefined;
 
-  constructor({ code, message, cause, details, retryAfterSec }: GatewayErrorInit) {
+  constructor({ code, message, cause, details, retryAfterSec, waitedMs }: GatewayErrorInit) {
     super(message, cause === undefined ? undefined : { cause });
     markError(this, GATEWAY_MARKER);
     this.code = code;
     this.details = details ?? {};
     this.retryAfterSec = retryAfterSec;
+    this.waitedMs = waitedMs;
   }
 
   /** True for a `GatewayError` (or a subclass) from any loaded copy of the gateway. */

@@ -154,8 +154,10 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       metrics,
     }),
   });
+  const waiting = built.context.dispatcher.waiting;
   const planRefresh = startPlanRefresh(deps, built.context.table, scheduler, polled, {
     resetTimers: options.resetTimers !== false,
+    onPlanChange: (connectionId) => waiting.wake(connectionId),
   });
   const poll = async (): Promise<RefreshOutcome[]> => {
     if (polled.length === 0) return [];
@@ -166,6 +168,8 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
           { connection: outcome.connectionId, error: String(outcome.error) },
           "usage poll failed",
         );
+      } else if (outcome.status === "refreshed") {
+        waiting.wake(outcome.connectionId);
       }
     }
     return outcomes;
@@ -188,6 +192,8 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     async close() {
       if (timer) clearInterval(timer);
       planRefresh.close();
+      // Held requests get the answer they would have had without waiting, before the stores go.
+      waiting.close();
       upstream.close();
       // Settles run off the response path: every one accepted so far is made durable before
       // the stores close. One that cannot be leaves its reservation to expire (over-counts).

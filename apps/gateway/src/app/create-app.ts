@@ -13,7 +13,7 @@ import { createStatusTracker, type StatusTracker } from "../status/status-tracke
 import type { AppContext, GatewayEnv } from "./app-context";
 import { authenticate } from "./auth/authenticate";
 import { createClientKeyVerifier } from "./auth/client-keys";
-import { errorReply } from "./on-error";
+import { errorReply, streamErrorOf } from "./on-error";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { completionNodeHandler } from "./routes/completions";
 import { countTokensRoutes } from "./routes/count-tokens";
@@ -60,7 +60,13 @@ export function buildGatewayApp(
   const status =
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
-  const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
+  const dispatcher = observeServed(
+    createDispatcher(deps, table, {
+      streamErrorOf: (error) => streamErrorOf(deps.logger, error),
+    }),
+    status,
+    deps.now,
+  );
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const context: AppContext = { deps, table, dispatcher, verifier, status };
 

@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
+import { WAITED_MS_HEADER } from "../dispatch/receipt";
 import { GatewayError, type GatewayErrorCode } from "../errors";
 import { errorBody } from "../http/error-body";
 import type { BodyReply } from "../http/reply";
-import type { WireProtocol } from "../protocols";
+import type { IrStreamError, WireProtocol } from "../protocols";
 import { packageErrorToGateway, unknownError } from "./package-errors";
 
 /** The HTTP answer of one error code: its status and the `type` in the error body. */
@@ -19,6 +20,7 @@ export interface ErrorHttp {
 export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   invalid_json: { status: 400, type: "invalid_request_error" },
   invalid_request: { status: 400, type: "invalid_request_error" },
+  invalid_max_wait: { status: 400, type: "invalid_request_error" },
   missing_model: { status: 400, type: "invalid_request_error" },
   unsupported_field: { status: 400, type: "invalid_request_error" },
   invalid_field: { status: 400, type: "invalid_request_error" },
@@ -64,12 +66,7 @@ export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
  * 500 `internal_error` carrying that id but not the message (it might hold a secret).
  */
 export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
-  let gatewayError: GatewayError;
-  if (GatewayError.isInstance(error)) {
-    gatewayError = error;
-  } else {
-    gatewayError = packageErrorToGateway(error) ?? unknownError(logger, error);
-  }
+  const gatewayError = asGatewayError(logger, error);
   const http = httpOfCode(gatewayError.code);
   // The spend store warns once per outage itself; a line per refused request would flood.
   if (http.status >= 500 && !QUIET_CODES.has(gatewayError.code)) {
@@ -78,6 +75,9 @@ export function errorReply(logger: Logger, error: unknown, protocol: WireProtoco
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (gatewayError.retryAfterSec !== undefined) {
     headers["retry-after"] = String(gatewayError.retryAfterSec);
+  }
+  if (gatewayError.waitedMs !== undefined) {
+    headers[WAITED_MS_HEADER] = String(gatewayError.waitedMs);
   }
   return {
     kind: "body",
@@ -92,4 +92,23 @@ export function errorReply(logger: Logger, error: unknown, protocol: WireProtoco
       }),
     ),
   };
+}
+
+/**
+ * How a failure reads inside a stream whose headers have already left (a streaming request held
+ * for a plan past its header time): the code, type and message its error answer would carry,
+ * for the client protocol's error frame.
+ */
+export function streamErrorOf(logger: Logger, error: unknown): IrStreamError {
+  const gatewayError = asGatewayError(logger, error);
+  return {
+    type: httpOfCode(gatewayError.code).type,
+    code: gatewayError.code,
+    message: gatewayError.message,
+  };
+}
+
+function asGatewayError(logger: Logger, error: unknown): GatewayError {
+  if (GatewayError.isInstance(error)) return error;
+  return packageErrorToGateway(error) ?? unknownError(logger, error);
 }

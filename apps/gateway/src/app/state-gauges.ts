@@ -3,7 +3,8 @@ import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and
- * window, spend and budget per paid rung in the current window.
+ * window, requests waiting per plan connection, spend and budget per paid rung in the current
+ * window.
  */
 export function registerStateGauges(app: AppContext): void {
   const { deps, table } = app;
@@ -28,6 +29,14 @@ export function registerStateGauges(app: AppContext): void {
       }
       return samples;
     },
+  );
+  deps.metrics.registerGauge(
+    "planfirst_waiting_requests",
+    "Requests held waiting for a plan connection to come back, by connection.",
+    () =>
+      app.dispatcher.waiting
+        .rooms()
+        .map((room) => ({ labels: { connection: room.connectionId }, value: room.waiting })),
   );
   deps.metrics.registerGauge(
     "planfirst_rung_spend_usd",

@@ -170,6 +170,30 @@ export const subscriptionLadderSchema = z.strictObject({
   budgetWindow: z.enum(["day", "week", "month"]).default("day"),
   /** IANA time zone the budget window follows (default UTC). */
   budgetTimeZone: z.string().min(1).default("UTC"),
+  /**
+   * How long an `auto/subscription` request waits for a plan that resets soon, milliseconds,
+   * when it does not say (`x-planfirst-max-wait`). Default 0: an empty pool is refused at once.
+   */
+  maxWaitMs: z.number().int().min(0).default(0),
+  /**
+   * How long an `auto/thrifty` request waits for a plan that resets soon before it climbs to a
+   * paid rung, milliseconds, when it does not say. Default 0: it climbs at once.
+   */
+  maxWaitBeforePaidMs: z.number().int().min(0).default(0),
+  /** The longest wait any request may ask for or be given, milliseconds. Default 600 000. */
+  maxWaitCapMs: z.number().int().min(0).default(600_000),
+  /**
+   * Requests that may wait for one plan connection at once; the next is answered at once, as
+   * if it had not asked to wait. Default 256.
+   */
+  maxWaiting: z.number().int().min(0).default(256),
+  /**
+   * A streaming request that has waited this long gets its response headers and keep-alive
+   * frames until its answer starts, milliseconds. Default 10 000.
+   */
+  heldStreamHeadersAfterMs: z.number().int().min(0).default(10_000),
+  /** Time between two keep-alive frames of a held stream, milliseconds. Default 5 000. */
+  heldStreamKeepAliveMs: z.number().int().positive().default(5_000),
 });
 
 const categoryNameSchema = z

@@ -2,6 +2,8 @@ import type { LadderOptions } from "@planfirst/subscription-ladder";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
+import type { GatewayReply } from "../http/reply";
+import type { IrStreamError } from "../protocols";
 import type { PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
@@ -19,19 +21,45 @@ import {
   spendStoreUnavailable,
 } from "./paid-refusals";
 import { planSignals } from "./plan-signals";
+import { createPlanWatch } from "./plan-watch";
 import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
+import {
+  answeredWithoutHold,
+  HELD,
+  type PlanWait,
+  type PlanWaitContext,
+  waitForPlan,
+  waitWishMs,
+} from "./wait-for-plan";
+import { createWaitingRoom, NODE_TIMERS, type WaitTimers } from "./waiting-room";
 
 export type { ClientRequest, Dispatcher } from "./types";
 
 const FREE: Admission = FREE_ADMISSION;
 
+/** Options of {@link createDispatcher}. */
+export interface DispatcherOptions {
+  /**
+   * How a failure reads inside a stream whose headers have already left (a streaming request
+   * held for a plan): the error table's type, code and message. Default: `api_error` with the
+   * error's own code and message.
+   */
+  streamErrorOf?: (error: unknown) => IrStreamError;
+  /** Timers of the waiting rooms and of held streams' keep-alives. Default Node's, unref'd. */
+  timers?: WaitTimers;
+}
+
 /** Creates the dispatcher over injected deps and the static routing table. */
-export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispatcher {
+export function createDispatcher(
+  deps: GatewayDeps,
+  table: RoutingTable,
+  options: DispatcherOptions = {},
+): Dispatcher {
   const { quotaCache, cooldowns, ledger, now, metrics } = deps;
   const ladderOptions: LadderOptions = {
     ...table.ladderBase,
@@ -57,7 +85,29 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
   const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
-  const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
+  const timers = options.timers ?? NODE_TIMERS;
+  const waiting = createWaitingRoom({
+    now,
+    timers,
+    maxWaiting: deps.config.subscriptionLadder.maxWaiting,
+    onAdmit: (connectionId) => metrics.countWaitStarted(connectionId),
+  });
+  const probeContext: ProbeContext = {
+    deps,
+    table,
+    live,
+    ladderOptions,
+    targets: targetContext,
+    // A probe's answer is what a line waiting for that plan waits for (WAIT4).
+    probed: (connectionId) => waiting.wake(connectionId),
+  };
+  const waitContext: PlanWaitContext = {
+    deps,
+    room: waiting,
+    timers,
+    ...createPlanWatch({ table, pools, live, ladderOptions, quotaCache }),
+    streamErrorOf: options.streamErrorOf ?? defaultStreamError,
+  };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
   function exhausted(
@@ -113,17 +163,37 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     });
   }
 
-  async function dispatch(request: ClientRequest) {
+  async function dispatch(request: ClientRequest): Promise<GatewayReply> {
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) throw unknownModelError(resolution, table);
+    const wishMs = waitWishMs(deps.config.subscriptionLadder, resolution, request);
+    if (wishMs === 0) return answeredWithoutHold(await route(resolution, request, null));
+    return waitForPlan(waitContext, resolution, request, wishMs, (wait) =>
+      route(resolution, request, wait),
+    );
+  }
+
+  /**
+   * One pass over the request's pool. With leave to hold (`wait`, ladder.md §16), it answers
+   * {@link HELD} instead of the strict 429 when a plan comes back within the wait (WAIT2), and
+   * on `auto/thrifty` before its first paid target (nothing is reserved, nothing sent).
+   */
+  async function route(
+    resolution: Extract<ModelResolution, { ok: true }>,
+    request: ClientRequest,
+    wait: PlanWait | null,
+  ): Promise<GatewayReply | typeof HELD> {
     const targets = pools.targetsFor(resolution, request.client);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
       // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
+      wait?.orderFixed();
       if (probe.served) return probe.served;
+      if (wait?.mayHold()) return held(resolution);
       throw exhausted(resolution, request, probe.attempts);
     }
+    wait?.orderFixed();
 
     const state: RequestState = {
       attempts: [],
@@ -138,6 +208,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
         continue;
       }
+      // Before paying, a plan that comes back within the wait is waited for (WAIT2).
+      if (wait !== null && isPaidRung(target.rung) && wait.mayHold()) return held(resolution);
       // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
       const admission =
         isPaidRung(target.rung) && !request.unbilled
@@ -159,10 +231,27 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         admission.hold.release();
       }
     }
+    // Every plan target failed (the plan ran out under this very request): wait for it (WAIT2).
+    if (resolution.grouping === "subscription" && wait?.mayHold()) return held(resolution);
     throw allFailed(resolution, request, state);
   }
 
-  return { table, ladderOptions, live, dispatch };
+  /** Holding is waiting for a reset: a reading stale for its reset is retaken now (S2a). */
+  function held(resolution: Extract<ModelResolution, { ok: true }>): typeof HELD {
+    refreshStalePlans(deps, table, resolution);
+    return HELD;
+  }
+
+  return { table, ladderOptions, live, waiting, dispatch };
+}
+
+function defaultStreamError(error: unknown): IrStreamError {
+  const known = GatewayError.isInstance(error);
+  return {
+    type: "api_error",
+    code: known ? error.code : "internal_error",
+    message: known ? error.message : "internal error",
+  };
 }
 
 /** An attempt skipped because its protocol could not carry the request. */

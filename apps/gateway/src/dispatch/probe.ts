@@ -18,6 +18,8 @@ export interface ProbeContext {
   readonly live: PoolLiveState;
   readonly ladderOptions: LadderOptions;
   readonly targets: TargetContext;
+  /** Told each connection whose probe has answered, once its lease is given back. */
+  readonly probed?: (connectionId: string) => void;
 }
 
 /** How a probe ended: the reply to serve, else the attempts made (for the 429's body). */
@@ -83,6 +85,7 @@ export async function probePlans(
       }
     } finally {
       await lease.release();
+      context.probed?.(connectionId);
     }
   }
   return { served: null, attempts: state.attempts };

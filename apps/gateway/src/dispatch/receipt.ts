@@ -9,6 +9,12 @@ export const RECEIPT_HEADERS = {
   costUsd: "x-planfirst-cost-usd",
 } as const;
 
+/**
+ * The answer header that says how long a request was held waiting for a plan, milliseconds from
+ * its arrival to its answer; only on answers that waited.
+ */
+export const WAITED_MS_HEADER = "x-planfirst-waited-ms";
+
 /** The receipt of one routed response. `costUsd` is a decimal string with micro-dollar precision. */
 export interface Receipt {
   rung: string;

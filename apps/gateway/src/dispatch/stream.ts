@@ -96,11 +96,7 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
     };
   }
 
-  const headers: Record<string, string> = {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  };
+  const headers = streamHeaders();
   // Headers leave before the usage is known: on a paid rung the cost header carries the amount
   // reserved (an upper bound) and says so; the ledger books the real cost when the stream ends.
   writeReceipt(headers, {
@@ -114,6 +110,15 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
   writeDropped(headers, inputs.prepared.dropped);
   const source = new UpstreamStreamSource(inputs, relay, iterator, first, upstreamDone);
   return { ok: true, reply: { kind: "stream", status: 200, headers, source } };
+}
+
+/** The response headers every client stream starts with, before its receipt. */
+export function streamHeaders(): Record<string, string> {
+  return {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  };
 }
 
 /** The client side of a committed stream: one object per stream, no closures. */

@@ -5,6 +5,7 @@ import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
 import type { AbortSignalLike } from "../upstream";
+import type { WaitingRoom } from "./waiting-room";
 
 /** One client request as the routes hand it to the dispatcher. */
 export interface ClientRequest {
@@ -34,6 +35,11 @@ export interface ClientRequest {
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;
+  /**
+   * How long the client said it will wait for a plan (`x-planfirst-max-wait`), milliseconds;
+   * absent = it did not say (its id's default applies). Capped by the dispatcher.
+   */
+  maxWaitMs?: number;
 }
 
 /** Client headers a route read for forwarding upstream, names in lower case. */
@@ -44,6 +50,8 @@ export interface Dispatcher {
   readonly table: RoutingTable;
   readonly ladderOptions: LadderOptions;
   readonly live: PoolLiveState;
+  /** The lines of requests waiting for a plan (ladder.md §16). */
+  readonly waiting: WaitingRoom;
   /** Routes one request: steps 2–9 of the request flow. Failures reject with `GatewayError`. */
   dispatch(request: ClientRequest): Promise<GatewayReply>;
 }

@@ -3,6 +3,9 @@ export const LATENCY_BUCKETS_SECONDS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
 ] as const;
 
+/** Bucket upper bounds of the wait-for-a-plan histogram, in seconds (up to the default cap). */
+export const WAIT_BUCKETS_SECONDS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
+
 interface Histogram {
   labels: string;
   counts: number[];
@@ -30,6 +33,15 @@ export interface GatewayMetrics {
   observeUpstreamLatency(connection: string, latencyMs: number): void;
   /** An upstream time (reset, retry) beyond what its window allows was dropped. */
   countImplausibleTime(connection: string, source: string): void;
+  /** A request started waiting for the plan connection `connection` (ladder.md §16). */
+  countWaitStarted(connection: string): void;
+  /**
+   * A request that asked to wait for `connection` was answered. `outcome`: `served`, `refused`
+   * (the 429 its wait became), `climbed` (`auto/thrifty` went on to a paid rung),
+   * `disconnected`, `room_full` (refused a place in line: it never waited). `waitedMs`, from its
+   * arrival to its answer, feeds the wait histogram; null for a request that never waited.
+   */
+  observeWait(connection: string, outcome: string, waitedMs: number | null): void;
   /** Registers a gauge family collected at scrape time. */
   registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;
   /** Requests per rung over the last `windowMs` (default one hour). */
@@ -47,7 +59,10 @@ export function createMetrics(): GatewayMetrics {
   const requests = new Map<string, number>();
   const fallthroughs = new Map<string, number>();
   const implausibleTimes = new Map<string, number>();
+  const waitsStarted = new Map<string, number>();
+  const waits = new Map<string, number>();
   const latency = new Map<string, Histogram>();
+  const waitLengths = new Map<string, Histogram>();
   const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
   // Requests per rung per minute for the last hour: minute index → rung → count.
   const perMinute = new Map<number, Map<string, number>>();
@@ -102,23 +117,16 @@ export function createMetrics(): GatewayMetrics {
       // Rare (a misbehaving upstream), so the label text is built on each call.
       bump(implausibleTimes, labelText({ connection, source }));
     },
+    countWaitStarted(connection) {
+      // Once per waiting request, never on the routed path of one that does not wait.
+      bump(waitsStarted, labelText({ connection }));
+    },
+    observeWait(connection, outcome, waitedMs) {
+      bump(waits, labelText({ connection, outcome }));
+      if (waitedMs !== null) observe(waitLengths, WAIT_BUCKETS_SECONDS, connection, waitedMs);
+    },
     observeUpstreamLatency(connection, latencyMs) {
-      let histogram = latency.get(connection);
-      if (!histogram) {
-        histogram = {
-          labels: labelText({ connection }),
-          counts: LATENCY_BUCKETS_SECONDS.map(() => 0),
-          sum: 0,
-          count: 0,
-        };
-        latency.set(connection, histogram);
-      }
-      const seconds = latencyMs / 1000;
-      for (let i = 0; i < LATENCY_BUCKETS_SECONDS.length; i++) {
-        if (seconds <= LATENCY_BUCKETS_SECONDS[i]!) histogram.counts[i]!++;
-      }
-      histogram.sum += seconds;
-      histogram.count++;
+      observe(latency, LATENCY_BUCKETS_SECONDS, connection, latencyMs);
     },
     registerGauge(name, help, collect) {
       gauges.push({ name, help, collect });
@@ -155,23 +163,34 @@ export function createMetrics(): GatewayMetrics {
         "Upstream reset or retry times dropped as beyond their window, by connection and source.",
         implausibleTimes,
       );
-      lines.push("# HELP planfirst_upstream_latency_seconds Time to upstream response headers.");
-      lines.push("# TYPE planfirst_upstream_latency_seconds histogram");
-      for (const histogram of latency.values()) {
-        const inner = histogram.labels.slice(1, -1);
-        LATENCY_BUCKETS_SECONDS.forEach((bound, i) => {
-          lines.push(
-            `planfirst_upstream_latency_seconds_bucket{${inner},le="${bound}"} ${histogram.counts[i]}`,
-          );
-        });
-        lines.push(
-          `planfirst_upstream_latency_seconds_bucket{${inner},le="+Inf"} ${histogram.count}`,
-        );
-        lines.push(`planfirst_upstream_latency_seconds_sum${histogram.labels} ${histogram.sum}`);
-        lines.push(
-          `planfirst_upstream_latency_seconds_count${histogram.labels} ${histogram.count}`,
-        );
-      }
+      family(
+        lines,
+        "planfirst_waits_started_total",
+        "counter",
+        "Requests that started waiting for a plan connection, by the connection they waited for.",
+        waitsStarted,
+      );
+      family(
+        lines,
+        "planfirst_waits_total",
+        "counter",
+        "Requests that asked to wait for a plan, by connection and outcome (served, refused, climbed, disconnected, room_full).",
+        waits,
+      );
+      histogramFamily(
+        lines,
+        "planfirst_upstream_latency_seconds",
+        "Time to upstream response headers.",
+        LATENCY_BUCKETS_SECONDS,
+        latency,
+      );
+      histogramFamily(
+        lines,
+        "planfirst_wait_seconds",
+        "Time from arrival to answer of requests that waited for a plan, by connection.",
+        WAIT_BUCKETS_SECONDS,
+        waitLengths,
+      );
       for (const gauge of gauges) {
         lines.push(`# HELP ${gauge.name} ${gauge.help}`);
         lines.push(`# TYPE ${gauge.name} gauge`);
@@ -196,6 +215,51 @@ function family(
   lines.push(`# HELP ${name} ${help}`);
   lines.push(`# TYPE ${name} ${type}`);
   for (const [labels, value] of values) lines.push(`${name}${labels} ${value}`);
+}
+
+/** Adds one observation in milliseconds to the histogram of `connection` (created on first use). */
+function observe(
+  histograms: Map<string, Histogram>,
+  bounds: readonly number[],
+  connection: string,
+  ms: number,
+): void {
+  let histogram = histograms.get(connection);
+  if (!histogram) {
+    histogram = {
+      labels: labelText({ connection }),
+      counts: bounds.map(() => 0),
+      sum: 0,
+      count: 0,
+    };
+    histograms.set(connection, histogram);
+  }
+  const seconds = ms / 1000;
+  for (let i = 0; i < bounds.length; i++) {
+    if (seconds <= bounds[i]!) histogram.counts[i]!++;
+  }
+  histogram.sum += seconds;
+  histogram.count++;
+}
+
+function histogramFamily(
+  lines: string[],
+  name: string,
+  help: string,
+  bounds: readonly number[],
+  histograms: Map<string, Histogram>,
+): void {
+  lines.push(`# HELP ${name} ${help}`);
+  lines.push(`# TYPE ${name} histogram`);
+  for (const histogram of histograms.values()) {
+    const inner = histogram.labels.slice(1, -1);
+    bounds.forEach((bound, i) => {
+      lines.push(`${name}_bucket{${inner},le="${bound}"} ${histogram.counts[i]}`);
+    });
+    lines.push(`${name}_bucket{${inner},le="+Inf"} ${histogram.count}`);
+    lines.push(`${name}_sum${histogram.labels} ${histogram.sum}`);
+    lines.push(`${name}_count${histogram.labels} ${histogram.count}`);
+  }
 }
 
 function labelText(labels: Record<string, string>): string {

@@ -2,8 +2,14 @@ import type { RefreshScheduler } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { PlanRefresh } from "../deps";
 
-/** Creates the gateway's {@link PlanRefresh}. Failures are logged at warn, never thrown. */
-export function createPlanRefresh(logger: Pick<Logger, "warn">): PlanRefresh {
+/**
+ * Creates the gateway's {@link PlanRefresh}. Failures are logged at warn, never thrown;
+ * `onRefreshed` hears of every refresh that took a fresh reading.
+ */
+export function createPlanRefresh(
+  logger: Pick<Logger, "warn">,
+  onRefreshed?: (connectionId: string) => void,
+): PlanRefresh {
   let scheduler: Pick<RefreshScheduler, "refresh" | "inFlight"> | null = null;
   let polled: ReadonlySet<string> = new Set();
   return {
@@ -15,6 +21,8 @@ export function createPlanRefresh(logger: Pick<Logger, "warn">): PlanRefresh {
             { connection: connectionId, error: String(outcome.error) },
             "usage refresh failed",
           );
+        } else if (outcome.status === "refreshed") {
+          onRefreshed?.(connectionId);
         }
       });
     },

@@ -10,16 +10,18 @@ import { createResetTimers, type ResetTimers } from "./reset-timers";
  * `resetTimers`, a timer at each known reset of a plan window (plus skew). At a reset, a
  * connection with a usage endpoint is refreshed through the scheduler (skipped in a cooldown or
  * within its minimum interval); one without an endpoint is left probeable: its reading is past
- * its reset, so the next strict request probes it (ladder.md §15). `close()` stops the timer.
+ * its reset, so the next strict request probes it (ladder.md §15). `onPlanChange` hears of each
+ * passed reset and each fresh reading a refresh took (the lines waiting for that plan, WAIT4).
+ * `close()` stops the timer.
  */
 export function startPlanRefresh(
   deps: GatewayDeps,
   table: Pick<RoutingTable, "connections">,
   scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">,
   polled: readonly string[],
-  options: { resetTimers: boolean },
+  options: { resetTimers: boolean; onPlanChange?: (connectionId: string) => void },
 ): { close(): void } {
-  const planRefresh = createPlanRefresh(deps.logger);
+  const planRefresh = createPlanRefresh(deps.logger, options.onPlanChange);
   planRefresh.attach(scheduler, polled);
   deps.planRefresh = planRefresh;
   let timers: ResetTimers | undefined;
@@ -39,6 +41,8 @@ export function startPlanRefresh(
           "plan window reset: taking a fresh reading",
         );
         planRefresh.request(connectionId);
+        // A plan with no usage endpoint is probeable from now: its line may send the probe.
+        options.onPlanChange?.(connectionId);
       },
     });
   }

@@ -94,6 +94,12 @@ export interface Codec {
   encodeStream(options: EncodeResponseOptions): StreamEncoder;
   /** How the same-protocol relay reads this protocol's streams. */
   readonly relay: RelayProfile;
+  /**
+   * The SSE text that keeps a client stream of this protocol open while its answer has not
+   * started (a request held for a plan): the protocol's own ping event where it has one, else an
+   * SSE comment, which every SSE reader skips. Valid before the first event and between any two.
+   */
+  readonly keepAlive: string;
 }
 
 /**

@@ -20,29 +20,65 @@ export function earliestPoolReturnMs(
   live: PoolLiveState,
   ladderOptions: LadderOptions,
 ): number | undefined {
+  return earliestReturn(table, resolution, live, ladderOptions, resolution.grouping)?.atMs;
+}
+
+/** When a plan connection comes back, and which one. */
+export interface PlanReturn {
+  readonly connectionId: string;
+  /** Epoch milliseconds. */
+  readonly atMs: number;
+}
+
+/**
+ * The plan connection of this resolution that comes back first and when, by the same rules as
+ * {@link earliestPoolReturnMs} applied to plan connections only, whatever the grouping (what a
+ * request waits for before it is refused or climbs to a paid rung); undefined when no plan
+ * connection's return is known. Ties go to the connection met first in pool order.
+ */
+export function earliestPlanReturn(
+  table: RoutingTable,
+  resolution: Extract<ModelResolution, { ok: true }>,
+  live: PoolLiveState,
+  ladderOptions: LadderOptions,
+): PlanReturn | undefined {
+  return earliestReturn(table, resolution, live, ladderOptions, "subscription");
+}
+
+function earliestReturn(
+  table: RoutingTable,
+  resolution: Extract<ModelResolution, { ok: true }>,
+  live: PoolLiveState,
+  ladderOptions: LadderOptions,
+  scope: "subscription" | "thrifty",
+): PlanReturn | undefined {
   const nowMs = (ladderOptions.now ?? Date.now)();
-  const readings = [];
-  let earliest = Infinity;
+  let earliest: PlanReturn | undefined;
+  const consider = (connectionId: string, atMs: number | undefined) => {
+    if (atMs !== undefined && (earliest === undefined || atMs < earliest.atMs)) {
+      earliest = { connectionId, atMs };
+    }
+  };
   for (const group of resolution.groups) {
     for (const id of group.connectionIds) {
       const connection = table.connections.get(id);
       if (!connection) continue;
       const isPlan = connection.billing.billing === "subscription";
-      if (resolution.grouping === "subscription" && !isPlan) continue;
+      if (scope === "subscription" && !isPlan) continue;
       const until = toMs(live.cooldownUntil?.(id, group.model));
       const cooling = until !== null && until > nowMs;
-      if (cooling && until < earliest) earliest = until;
+      if (cooling) consider(id, until);
       if (isPlan && !cooling && live.refreshDue?.(group.provider, id, group.model)) {
-        earliest = Math.min(earliest, nowMs + SOON_MS);
+        consider(id, nowMs + SOON_MS);
         continue;
       }
       const reading = live.quotaState(group.provider, id, group.model);
-      if (reading && !isStateStaleForReset(reading, nowMs)) readings.push(reading);
+      if (reading && !isStateStaleForReset(reading, nowMs)) {
+        consider(id, earliestUsefulReset([reading], ladderOptions));
+      }
     }
   }
-  const reset = earliestUsefulReset(readings, ladderOptions);
-  if (reset !== undefined && reset < earliest) earliest = reset;
-  return Number.isFinite(earliest) ? earliest : undefined;
+  return earliest;
 }
 
 /** How soon a client may come back while a plan's refresh or probe is due: `Retry-After: 1`. */

@@ -46,6 +46,13 @@ export interface StatusServed {
   at: string;
 }
 
+/** The line of requests waiting for a plan connection, as `/v1/status` shows it. */
+export interface StatusWaiting {
+  requests: number;
+  /** When the first of them expects the plan back (ISO); null when not known. */
+  returnAt: string | null;
+}
+
 /** One cooldown in force, as `/v1/status` lists it. */
 export interface StatusCooldown {
   /** The failure that set it: `rate_limited`, `window_exhausted`, `overloaded`, `timeout`, … */
@@ -95,6 +102,11 @@ export interface GatewayStatus {
     overageEvidence: StatusOverageEvidence | null;
     /** True while a probe of the plan (one request to get a fresh reading) is in flight. */
     probeInFlight: boolean;
+    /**
+     * Requests held waiting for this plan to come back (ladder.md §16) and the instant the first
+     * of them expects it; null when none waits.
+     */
+    waiting: StatusWaiting | null;
     /** End of the latest cooldown in force, whatever its scope; null when none. */
     cooldownUntil: string | null;
     /** Every cooldown in force: transient backoffs and quota waits, account-wide or per model. */
@@ -134,6 +146,13 @@ export function gatewayStatus(
   const { deps, table } = app;
   const nowMs = deps.now();
   const out = exclusionsByConnection(app);
+  const waiting = new Map<string, StatusWaiting>();
+  for (const room of app.dispatcher.waiting.rooms()) {
+    waiting.set(room.connectionId, {
+      requests: room.waiting,
+      returnAt: room.returnAtMs === undefined ? null : new Date(room.returnAtMs).toISOString(),
+    });
+  }
   const connections = [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const state = deps.quotaCache.get(connection.config.provider, id);
@@ -181,6 +200,7 @@ export function gatewayStatus(
         : null,
       overageEvidence: overageEvidenceOf(deps.quotaCache as EvidenceSource, id),
       probeInFlight: probeInFlightOf(deps.quotaCache as EvidenceSource, id),
+      waiting: waiting.get(id) ?? null,
       cooldownUntil: until,
       cooldowns,
       out: out.get(id) ?? [],

@@ -83,10 +83,20 @@ function connectionCard(connection: StatusConnection, nowMs: number): string {
   const probe = connection.probeInFlight
     ? `<p class="warn">a probe is in flight (one request to get a fresh reading)</p>`
     : "";
+  const waiting = connection.waiting ? waitingLine(connection.waiting, nowMs) : "";
   const out = connection.out.length
     ? `<ul class="out" aria-label="why it is out">${connection.out.map((o) => `<li><b>${escapeHtml(o.routingId)}</b> (${escapeHtml(o.model)}): ${escapeHtml(o.reason)}</li>`).join("")}</ul>`
     : "";
-  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${probe}${quota}${out}</article>`;
+  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${probe}${waiting}${quota}${out}</article>`;
+}
+
+/** How many requests wait for the plan to come back, and until when. */
+function waitingLine(waiting: NonNullable<StatusConnection["waiting"]>, nowMs: number): string {
+  const count = `${waiting.requests} ${waiting.requests === 1 ? "request waits" : "requests wait"}`;
+  const until = waiting.returnAt
+    ? ` for its return at <time datetime="${escapeHtml(waiting.returnAt)}">${escapeHtml(waiting.returnAt.slice(11, 19))}</time> (${countdown(waiting.returnAt, nowMs, "resets in")})`
+    : " for its return";
+  return `<p class="warn waiting" data-waiting="${waiting.requests}">${count}${until}</p>`;
 }
 
 function stateOf(connection: StatusConnection, nowMs: number): string {

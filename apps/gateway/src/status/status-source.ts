@@ -9,5 +9,5 @@ import type { RoutingTable } from "../routing/routing-table";
 export interface StatusSource {
   readonly deps: GatewayDeps;
   readonly table: RoutingTable;
-  readonly dispatcher: Pick<Dispatcher, "ladderOptions" | "live">;
+  readonly dispatcher: Pick<Dispatcher, "ladderOptions" | "live" | "waiting">;
 }

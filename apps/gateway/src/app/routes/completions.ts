@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import { pickClientHeaders } from "../../dispatch/client-headers";
 import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
-import { clientSignal, nodeClientSignal } from "../../http/client-signal";
+import { clientSignal, nodeClientSignal, requestHeader } from "../../http/client-signal";
 import type { NodeRouteHandler } from "../../http/node-listener";
 import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
@@ -15,6 +15,7 @@ import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
 import type { ClientIdentity } from "../auth/client-keys";
+import { MAX_WAIT_HEADER, parseMaxWaitHeader } from "../max-wait-header";
 import { errorReply } from "../on-error";
 import { validateCompletionBody } from "../validate-body";
 import type { CompletionRoute } from "./route-table";
@@ -26,6 +27,8 @@ export interface CompletionExtras {
   readonly query: string | undefined;
   /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
   readonly unbilled?: boolean;
+  /** How long the client will wait for a plan (`x-planfirst-max-wait`), ms; absent = not said. */
+  readonly maxWaitMs?: number | undefined;
 }
 
 /**
@@ -40,6 +43,7 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
     const extras: CompletionExtras = {
       clientHeaders: pickClientHeaders((name) => c.req.header(name)),
       query: betaQuery(c.req.query("beta")),
+      maxWaitMs: parseMaxWaitHeader(requestHeader(c, MAX_WAIT_HEADER)),
     };
     const reply = await answerCompletion(app, route, body, c.var.client, clientSignal(c), extras);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
@@ -82,6 +86,7 @@ export function answerCompletion(
     ...(extras.query ? { query: extras.query } : {}),
     ...(route.subPath ? { subPath: route.subPath } : {}),
     ...(extras.unbilled ? { unbilled: true } : {}),
+    ...(extras.maxWaitMs !== undefined ? { maxWaitMs: extras.maxWaitMs } : {}),
     body,
     modelId,
     stream: body.stream === true,
@@ -105,6 +110,7 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
       const extras: CompletionExtras = {
         clientHeaders: pickClientHeaders((name) => first(headers[name])),
         query: betaQuery(queryParam(incoming.url, "beta")),
+        maxWaitMs: parseMaxWaitHeader(first(headers[MAX_WAIT_HEADER])),
       };
       const reply = await answerCompletion(
         app,

@@ -1,10 +1,14 @@
 import type { Codec } from "../codec";
+import { formatSse } from "../sse/sse-format";
 import { decodeMessagesRequest } from "./decode-request";
 import { decodeMessagesResponse } from "./decode-response";
 import { decodeMessagesStream } from "./decode-stream";
 import { encodeMessagesRequest } from "./encode-request";
 import { encodeMessagesResponse } from "./encode-response";
 import { encodeMessagesStream, messagesErrorFrames } from "./encode-stream";
+
+/** Anthropic's own keep-alive: the `ping` event its streams carry, which clients skip. */
+const MESSAGES_PING = formatSse({ event: "ping", data: JSON.stringify({ type: "ping" }) });
 
 /** Events whose payload the relay reads: usage, the end and errors. */
 function tracked(event: string | undefined): boolean {
@@ -33,4 +37,5 @@ export const anthropicMessagesCodec: Codec = {
     terminator: [],
     errorFrames: (error) => messagesErrorFrames(error),
   },
+  keepAlive: MESSAGES_PING,
 };

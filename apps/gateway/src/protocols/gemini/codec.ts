@@ -1,5 +1,6 @@
 import type { Codec } from "../codec";
 import { ProtocolError } from "../protocol-error";
+import { SSE_KEEP_ALIVE } from "../sse/sse-format";
 import { decodeGeminiResponse } from "./decode-response";
 import { decodeGeminiStream } from "./decode-stream";
 import { encodeGeminiRequest } from "./encode-request";
@@ -38,4 +39,5 @@ export const geminiCodec: Codec = {
       },
     ],
   },
+  keepAlive: SSE_KEEP_ALIVE,
 };

@@ -1,4 +1,5 @@
 import type { Codec } from "../codec";
+import { SSE_KEEP_ALIVE } from "../sse/sse-format";
 import { decodeChatRequest } from "./decode-request";
 import { decodeChatResponse } from "./decode-response";
 import { decodeChatStream } from "./decode-stream";
@@ -29,4 +30,5 @@ export const openAiChatCodec: Codec = {
     terminator: [{ data: "[DONE]" }],
     errorFrames: (error) => chatErrorFrames(error),
   },
+  keepAlive: SSE_KEEP_ALIVE,
 };

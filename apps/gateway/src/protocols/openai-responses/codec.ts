@@ -1,4 +1,5 @@
 import type { Codec } from "../codec";
+import { SSE_KEEP_ALIVE } from "../sse/sse-format";
 import { decodeResponsesRequest } from "./decode-request";
 import { decodeResponsesResponse } from "./decode-response";
 import { decodeResponsesStream } from "./decode-stream";
@@ -24,4 +25,5 @@ export const openAiResponsesCodec: Codec = {
     terminator: [],
     errorFrames: (error) => responsesErrorFrames(error),
   },
+  keepAlive: SSE_KEEP_ALIVE,
 };

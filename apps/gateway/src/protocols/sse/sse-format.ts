@@ -19,3 +19,9 @@ export function formatSseEvents(events: readonly SseEvent[]): string {
   for (const event of events) out += formatSse(event);
   return out;
 }
+
+/**
+ * An SSE comment line that carries nothing: every SSE reader skips it, so it keeps an idle
+ * stream open through proxies and client read timeouts without adding an event.
+ */
+export const SSE_KEEP_ALIVE = ": keep-alive\n\n";
