@@ -232,6 +232,9 @@ describe("clients waiting for the plan (ladder.md §16)", () => {
     expect(hits.slice(1).every((hit) => hit.at >= resetMs)).toBe(true);
     const held = heldStreams(harness);
     expect(held).toBeGreaterThanOrEqual(1);
+    // Held rather than refused: Claude Code never saw a 429 (it would have retried on its own).
+    const metrics = await (await fetch(`${harness.url}/metrics`)).text();
+    expect(metrics).not.toContain('outcome="exhausted"');
     console.log(
       `Claude Code: ${hits.length} plan requests, the second ${hits[1]!.at - resetMs} ms after the reset; ` +
         `${held} held stream(s); stdout ${JSON.stringify(run.stdout.trim())}`,

@@ -136,6 +136,45 @@ describe("waiting for the plan (ladder.md §16)", () => {
     expect(metrics).toMatch(/planfirst_wait_seconds_count\{connection="claude-plan"\} 1/);
   });
 
+  it("WAIT2: a plan that runs out under the request itself (its 429) holds that request until the reset, then serves it", async () => {
+    const harness = await bed.start({ config: config(), env: TEST_ENV });
+    // A first request verifies the plan (cold start probe) with headroom to spare.
+    bed.fakes.plan.script(() => planBack(harness));
+    expect((await strict(harness, {})).status).toBe(200);
+    const resetMs = harness.clock.now() + 5_000;
+    bed.fakes.plan.script([
+      claudeRateLimited({ resetAtSec: resetMs / 1000, retryAfterSec: 5 }),
+      planBack(harness),
+    ]);
+    const held = strict(harness, { [WAIT]: "30" });
+    await untilWaiting(harness, 1);
+    expect(planHits()).toBe(2);
+    harness.clock.set(resetMs + 250);
+    const served = await held;
+    expect(served.status).toBe(200);
+    expect(served.headers.get("x-planfirst-connection")).toBe("claude-plan");
+    expect(Number(served.headers.get(WAITED))).toBeGreaterThanOrEqual(5_250);
+    expect(planHits()).toBe(3);
+  });
+
+  it("WAIT4/P2: a request that may wait, meeting another request's probe in flight, waits for its answer instead of Retry-After: 1, and is released once", async () => {
+    const harness = await bed.start({ config: config(), env: TEST_ENV });
+    // The probe outlasts the line's first look (500 ms), which must see it in flight.
+    bed.fakes.plan.script([{ ...planBack(harness), delayMs: 1_200 }, planBack(harness)]);
+    const probe = strict(harness, {});
+    await waitFor(() => planHits() === 1, { what: "the cold-start probe" });
+    const waiting = strict(harness, { [WAIT]: "30" });
+    const refusedMeanwhile = await strict(harness, {});
+    expect(refusedMeanwhile.status).toBe(429);
+    expect(refusedMeanwhile.headers.get("retry-after")).toBe("1");
+    expect((await probe).status).toBe(200);
+    const served = await waiting;
+    expect(served.status).toBe(200);
+    expect(served.headers.get(WAITED)).not.toBeNull();
+    expect(planHits()).toBe(2);
+    expect(logLines(harness, "released: the plan is back")).toHaveLength(1);
+  });
+
   it("WAIT5: a wait that ends without the plan (its probe meets the window still spent) becomes the 429 of the new reading, the time waited counted", async () => {
     const harness = await bed.start({ config: config(), env: TEST_ENV });
     const resetMs = await exhaustPlan(harness, 5_000);

@@ -161,9 +161,14 @@ describe("waiting room (ladder.md §16)", () => {
     const room = createWaitingRoom({ now: time.now, timers: time.timers, maxWaiting: 2 });
     const { state, look } = plan(T0 + 5_000);
     const first = room.ticket(waiter(look, T0 + 30_000));
-    const ends = [first.hold("plan"), room.ticket(waiter(look, T0 + 30_000)).hold("plan")];
-    expect(await room.ticket(waiter(look, T0 + 30_000)).hold("plan")).toEqual({ kind: "full" });
-    const other = room.ticket(waiter(look, T0 + 30_000)).hold("other-plan");
+    const ended = track([
+      first.hold("plan"),
+      room.ticket(waiter(look, T0 + 30_000)).hold("plan"),
+      room.ticket(waiter(look, T0 + 30_000)).hold("plan"),
+      room.ticket(waiter(look, T0 + 30_000)).hold("other-plan"),
+    ]);
+    await flush();
+    expect(ended.map((e) => `${e.index}:${e.end.kind}`)).toEqual(["2:full"]);
     expect(room.rooms().map((r) => [r.connectionId, r.waiting])).toEqual([
       ["plan", 2],
       ["other-plan", 1],
@@ -171,22 +176,28 @@ describe("waiting room (ladder.md §16)", () => {
 
     state.back = true;
     room.wake("plan");
-    const released = await ends[0]!;
-    expect(released.kind).toBe("released");
+    await flush();
+    const released = ended.find((e) => e.index === 0)?.end;
+    expect(released?.kind).toBe("released");
     // It found the plan gone again (a probe answered 429) and goes back in line: first, even
     // though a newcomer filled the room meanwhile.
     state.back = false;
-    const newcomer = room.ticket(waiter(look, T0 + 30_000)).hold("plan");
-    const again = first.hold("plan");
+    const later = track([room.ticket(waiter(look, T0 + 30_000)).hold("plan"), first.hold("plan")]);
     (released as Extract<WaitEnd, { kind: "released" }>).done();
     expect(room.rooms().find((r) => r.connectionId === "plan")?.waiting).toBe(3);
     state.back = true;
     room.wake("plan");
-    expect((await again).kind).toBe("released");
+    await flush();
+    expect(later.map((e) => `${e.index}:${e.end.kind}`)).toEqual(["1:released"]);
     room.close();
-    expect(await newcomer).toEqual({ kind: "closed" });
-    expect(await other).toEqual({ kind: "closed" });
-    expect(await ends[1]!).toEqual({ kind: "closed" });
+    await flush();
+    expect(later.map((e) => `${e.index}:${e.end.kind}`)).toEqual(["1:released", "0:closed"]);
+    expect(ended.map((e) => `${e.index}:${e.end.kind}`)).toEqual([
+      "2:full",
+      "0:released",
+      "1:closed",
+      "3:closed",
+    ]);
   });
 
   it("WAIT3: a client that goes away leaves the line at once and is never released; the others keep their order", async () => {
