@@ -1,11 +1,12 @@
 import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
+import { startHeldBenchGateway } from "./held-gateway";
 import { startInstantUpstream } from "./instant-upstream";
 import { startRawProxy } from "./raw-proxy";
 
 // One benchmark server in its own process, so the load generator and the other servers never
 // share its event loop or its CPU time. Usage: child.ts upstream | raw-proxy URL |
-// gateway URL VARIANT (see gateway-variants.ts).
+// gateway URL VARIANT (see gateway-variants.ts) | held-gateway URL (see held-gateway.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
 // CPU time it has used and { type: "memory" } with its memory figures; closes and exits on
 // { type: "close" } (so --cpu-prof can write its file).
@@ -41,9 +42,13 @@ if (role === "upstream") {
   const gateway = await startBenchGateway(variant, target!);
   ({ url } = gateway);
   close = gateway.close;
+} else if (role === "held-gateway") {
+  const gateway = await startHeldBenchGateway(target!);
+  ({ url } = gateway);
+  close = gateway.close;
 } else {
   throw new Error(
-    `unknown role "${role}": use upstream, raw-proxy URL or gateway URL ${GATEWAY_VARIANTS.join("|")}`,
+    `unknown role "${role}": use upstream, raw-proxy URL, gateway URL ${GATEWAY_VARIANTS.join("|")} or held-gateway URL`,
   );
 }
 

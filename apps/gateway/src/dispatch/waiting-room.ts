@@ -152,6 +152,8 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
   const rooms = new Map<string, Room>();
   let nextSeq = 0;
   let timer: unknown;
+  /** When the armed timer fires (epoch ms on the clock); Infinity with none armed. */
+  let armedForMs = Infinity;
   let closed = false;
 
   function roomOf(connectionId: string): Room {
@@ -224,6 +226,7 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
 
   function tick(): void {
     timer = undefined;
+    armedForMs = Infinity;
     if (closed) return;
     for (const room of [...rooms.values()]) pump(room);
     arm();
@@ -233,18 +236,33 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
   function arm(): void {
     if (timer !== undefined) timers.clear(timer);
     timer = undefined;
+    armedForMs = Infinity;
     if (closed) return;
     let nextMs = Infinity;
     for (const room of rooms.values()) {
-      for (const { ticket } of room.entries) {
-        nextMs = Math.min(nextMs, ticket.waiter.deadlineMs);
-        if (!ticket.alarmed && ticket.waiter.alarmAtMs !== undefined) {
-          nextMs = Math.min(nextMs, ticket.waiter.alarmAtMs);
-        }
-      }
+      for (const { ticket } of room.entries) nextMs = Math.min(nextMs, dueMs(ticket));
     }
-    if (nextMs === Infinity) return;
-    const sleepMs = Math.max(1, Math.min(maxSleepMs, nextMs - options.now()));
+    if (nextMs !== Infinity) armAt(nextMs);
+  }
+
+  /**
+   * Brings the timer forward for one new waiter, without a pass over the others (a thousand
+   * arrivals would otherwise cost a million steps). A timer that fires with nothing due only
+   * looks and sleeps again.
+   */
+  function armFor(ticket: Ticket): void {
+    if (closed) return;
+    const nowMs = options.now();
+    const atMs = Math.min(dueMs(ticket), nowMs + maxSleepMs);
+    if (timer !== undefined && armedForMs <= atMs) return;
+    if (timer !== undefined) timers.clear(timer);
+    armAt(atMs);
+  }
+
+  function armAt(nextMs: number): void {
+    const nowMs = options.now();
+    const sleepMs = Math.max(1, Math.min(maxSleepMs, nextMs - nowMs));
+    armedForMs = nowMs + sleepMs;
     timer = timers.set(tick, sleepMs);
   }
 
@@ -265,10 +283,8 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
       let entry: Entry;
       const onAbort = waiter.signal
         ? () => {
-            if (room.entries.includes(entry)) {
-              end(room, entry, GONE);
-              arm();
-            }
+            // Leaving makes nothing due sooner: the timer stands (it finds nobody, or stops).
+            if (room.entries.includes(entry)) end(room, entry, GONE);
           }
         : undefined;
       entry = { ticket, resolve, onAbort, returnAtMs };
@@ -277,7 +293,7 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
       while (index > 0 && room.entries[index - 1]!.ticket.seq > ticket.seq) index--;
       room.entries.splice(index, 0, entry);
       if (onAbort) waiter.signal?.addEventListener("abort", onAbort);
-      arm();
+      armFor(ticket);
     });
   }
 
@@ -321,6 +337,15 @@ export function createWaitingRoom(options: WaitingRoomOptions): WaitingRoom {
       rooms.clear();
     },
   };
+}
+
+/** The next instant a waiter needs a look without a wake: its alarm, else its deadline. */
+function dueMs(ticket: Ticket): number {
+  const { waiter } = ticket;
+  if (!ticket.alarmed && waiter.alarmAtMs !== undefined) {
+    return Math.min(waiter.deadlineMs, waiter.alarmAtMs);
+  }
+  return waiter.deadlineMs;
 }
 
 function once(action: () => void): () => void {

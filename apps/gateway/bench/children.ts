@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { ChildCommand, ChildReport } from "./child";
+
+/** A benchmark server running `child.ts` in its own process, talked to over IPC. */
+export interface Child {
+  readonly process: ChildProcess;
+  readonly url: string;
+  ask(command: ChildCommand): Promise<ChildReport>;
+}
+
+const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
+const tsx = import.meta.resolve("tsx");
+
+/** Starts `child.ts ARGS` with the source condition; resolves once it listens. */
+export function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> {
+  const child = spawn(
+    process.execPath,
+    [...nodeOptions, "--conditions=@planfirst/source", "--import", tsx, childScript, ...args],
+    { stdio: ["ignore", "ignore", "inherit", "ipc"] },
+  );
+  const ask = (command: ChildCommand) =>
+    new Promise<ChildReport>((resolve) => {
+      child.once("message", (report) => resolve(report as ChildReport));
+      child.send(command);
+    });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited early (${code})`)));
+    child.once("message", (report: ChildReport) => {
+      if (report.type === "listening") resolve({ process: child, url: report.url, ask });
+    });
+  });
+}
+
+/** Asks a child to close and waits for its exit. */
+export async function stopChild(child: Child): Promise<void> {
+  child.process.removeAllListeners("exit");
+  const exited = new Promise((resolve) => child.process.once("exit", resolve));
+  child.process.send({ type: "close" } satisfies ChildCommand);
+  await exited;
+}
+
+/** The CPU time a child has used and its event loop's busy time, in microseconds. */
+export async function cpuMicros(child: Child): Promise<{ cpu: number; loop: number }> {
+  const report = await child.ask({ type: "cpu" });
+  if (report.type !== "cpu") throw new Error("a benchmark server did not report its CPU time");
+  return { cpu: report.cpuMicros, loop: report.loopBusyMicros };
+}
