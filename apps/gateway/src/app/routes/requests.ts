@@ -1,0 +1,81 @@
+import { Hono } from "hono";
+import { GatewayError } from "../../errors";
+import {
+  parseRequestFilter,
+  type RequestFilterQuery,
+} from "../../observability/request-log/request-filter";
+import type { RequestRecord } from "../../observability/request-log/request-record";
+import { requestFilterForClient } from "../../status/requests-for-client";
+import type { AppContext, GatewayEnv } from "../app-context";
+import { createStatusClients } from "../auth/status-client";
+
+/** Records a JSON read returns when `limit` is not given. */
+export const DEFAULT_REQUESTS_LIMIT = 100;
+/** Most records one JSON read returns. */
+export const MAX_REQUESTS_LIMIT = 1_000;
+/** Lines per chunk of a JSONL export. */
+const EXPORT_CHUNK = 200;
+
+/**
+ * `GET /v1/requests`: the request log, newest first, filtered by `key`, `model` (asked or
+ * served), `rung`, `status` (`429` or `4xx`), `since`, `until` (ISO-8601 or epoch ms) and
+ * `limit`. JSON `{ object: "list", enabled, data }` by default (`limit` 100, at most 1 000);
+ * `format=jsonl` streams one record per line, every matching record the log keeps unless
+ * `limit` says fewer (the export `planfirst simulate --from` reads). A key that sees only its
+ * own requests gets only those. Takes a client key or the status page's session cookie.
+ */
+export function requestsRoutes(app: AppContext): Hono<GatewayEnv> {
+  const clients = createStatusClients(app);
+  const maxRecords = app.deps.config.server.requestLog.maxRecords;
+  return new Hono<GatewayEnv>().get("/v1/requests", async (c) => {
+    const client = clients.requireClient(c);
+    const format = c.req.query("format") ?? "json";
+    if (format !== "json" && format !== "jsonl") {
+      throw new GatewayError({
+        code: "invalid_request",
+        message: "format: expected json or jsonl",
+        details: { param: "format" },
+      });
+    }
+    const query = c.req.query() as RequestFilterQuery;
+    const filter = parseRequestFilter(
+      query,
+      format === "jsonl"
+        ? { defaultLimit: maxRecords, maxLimit: maxRecords }
+        : {
+            defaultLimit: Math.min(DEFAULT_REQUESTS_LIMIT, maxRecords),
+            maxLimit: Math.min(MAX_REQUESTS_LIMIT, maxRecords),
+          },
+    );
+    const scoped = requestFilterForClient(filter, client);
+    const records = scoped ? await app.requestLog.query(scoped) : [];
+    c.header("cache-control", "no-store");
+    if (format === "json") {
+      return c.json({ object: "list", enabled: app.requestLog.enabled, data: records });
+    }
+    return new Response(jsonLines(records), {
+      headers: {
+        "content-type": "application/x-ndjson; charset=utf-8",
+        "cache-control": "no-store",
+      },
+    });
+  });
+}
+
+/** `records` as a stream of JSON lines, a chunk at a time (an export can be long). */
+function jsonLines(records: readonly RequestRecord[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (index >= records.length) {
+        controller.close();
+        return;
+      }
+      const end = Math.min(records.length, index + EXPORT_CHUNK);
+      let text = "";
+      for (; index < end; index++) text += `${JSON.stringify(records[index])}\n`;
+      controller.enqueue(encoder.encode(text));
+    },
+  });
+}
