@@ -5,8 +5,10 @@ import {
   type RequestFilterQuery,
 } from "../../observability/request-log/request-filter";
 import type { RequestRecord } from "../../observability/request-log/request-record";
-import { requestFilterForClient } from "../../status/requests-for-client";
+import { requestFilterForClient, seesEveryRequest } from "../../status/requests-for-client";
+import { REQUESTS_TABLE_LIMIT, type RequestsTable } from "../../status/requests-table";
 import type { AppContext, GatewayEnv } from "../app-context";
+import type { ClientIdentity } from "../auth/client-keys";
 import { createStatusClients } from "../auth/status-client";
 
 /** Records a JSON read returns when `limit` is not given. */
@@ -60,6 +62,41 @@ export function requestsRoutes(app: AppContext): Hono<GatewayEnv> {
       },
     });
   });
+}
+
+/**
+ * The status page's request table for `client`, filtered by the page's query (`key`, `model`,
+ * `rung`, `status`): the newest {@link REQUESTS_TABLE_LIMIT} it may see. A filter that does not
+ * parse, or a log that cannot be read, leaves the table empty with the reason, never the page.
+ */
+export async function requestsTableFor(
+  app: AppContext,
+  client: ClientIdentity,
+  query: Readonly<Record<string, string>>,
+): Promise<RequestsTable> {
+  const fields: RequestFilterQuery = {};
+  for (const name of ["key", "model", "rung", "status"] as const) {
+    if (query[name]) fields[name] = query[name];
+  }
+  const table = {
+    query: fields,
+    everyKey: seesEveryRequest(client),
+    enabled: app.requestLog.enabled,
+  };
+  try {
+    const filter = parseRequestFilter(fields, {
+      defaultLimit: REQUESTS_TABLE_LIMIT,
+      maxLimit: REQUESTS_TABLE_LIMIT,
+    });
+    const scoped = requestFilterForClient(filter, client);
+    const records = scoped ? await app.requestLog.query(scoped) : [];
+    return { ...table, records, problem: null };
+  } catch (error) {
+    const problem = GatewayError.isInstance(error)
+      ? error.message
+      : "the request log could not be read just now";
+    return { ...table, records: [], problem };
+  }
 }
 
 /** `records` as a stream of JSON lines, a chunk at a time (an export can be long). */

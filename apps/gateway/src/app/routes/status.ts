@@ -9,6 +9,7 @@ import { clearedSessionCookie, sessionCookie } from "../../status/status-session
 import type { AppContext, GatewayEnv } from "../app-context";
 import type { ClientIdentity } from "../auth/client-keys";
 import { createStatusClients } from "../auth/status-client";
+import { requestsTableFor } from "./requests";
 
 /** Paths the status routes authenticate themselves (they accept the session cookie too). */
 const STATUS_PATHS = new Set([
@@ -68,6 +69,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const page = renderStatusPage(
         statusForClient(push.status, client),
         historyForClient(history, client),
+        await requestsTableFor(app, client, c.req.query()),
       );
       return c.html(page, 200, {
         "cache-control": "no-store",
