@@ -15,8 +15,6 @@ import { createStatusClients } from "../auth/status-client";
 export const DEFAULT_REQUESTS_LIMIT = 100;
 /** Most records one JSON read returns. */
 export const MAX_REQUESTS_LIMIT = 1_000;
-/** Lines per chunk of a JSONL export. */
-const EXPORT_CHUNK = 200;
 
 /**
  * `GET /v1/requests`: the request log, newest first, filtered by `key`, `model` (asked or
@@ -50,12 +48,16 @@ export function requestsRoutes(app: AppContext): Hono<GatewayEnv> {
           },
     );
     const scoped = requestFilterForClient(filter, client);
-    const records = scoped ? await app.requestLog.query(scoped) : [];
     c.header("cache-control", "no-store");
     if (format === "json") {
+      const records = scoped ? await app.requestLog.query(scoped) : [];
       return c.json({ object: "list", enabled: app.requestLog.enabled, data: records });
     }
-    return new Response(jsonLines(records), {
+    const pages = scoped ? app.requestLog.pages(scoped)[Symbol.asyncIterator]() : undefined;
+    // The first page is read before the answer starts, so a store that cannot be read is an
+    // error answer rather than a cut export.
+    const first = pages ? await pages.next() : undefined;
+    return new Response(jsonLines(first, pages), {
       headers: {
         "content-type": "application/x-ndjson; charset=utf-8",
         "cache-control": "no-store",
@@ -99,20 +101,26 @@ export async function requestsTableFor(
   }
 }
 
-/** `records` as a stream of JSON lines, a chunk at a time (an export can be long). */
-function jsonLines(records: readonly RequestRecord[]): ReadableStream<Uint8Array> {
+/** The pages as a stream of JSON lines, a page per chunk; an error after the first cuts it. */
+function jsonLines(
+  first: IteratorResult<RequestRecord[]> | undefined,
+  pages: AsyncIterator<RequestRecord[]> | undefined,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let index = 0;
+  let next = first;
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (index >= records.length) {
+    async pull(controller) {
+      if (next === undefined || next.done || pages === undefined) {
         controller.close();
         return;
       }
-      const end = Math.min(records.length, index + EXPORT_CHUNK);
       let text = "";
-      for (; index < end; index++) text += `${JSON.stringify(records[index])}\n`;
+      for (const record of next.value) text += `${JSON.stringify(record)}\n`;
       controller.enqueue(encoder.encode(text));
+      next = await pages.next();
+    },
+    async cancel() {
+      await pages?.return?.();
     },
   });
 }

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { matchesRequestFilter } from "./request-filter";
-import { type RequestLogStore, scanPassedSince } from "./request-log-store";
+import { READ_PAGE, type RequestLogStore, scanPassedSince } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
 import { parseStoredRecord } from "./stored-record";
 
@@ -13,8 +13,6 @@ export interface RedisRequestLogStoreOptions {
   maxRecords: number;
 }
 
-/** Entries read per round trip. */
-const PAGE = 500;
 /** Most pages one prune reads, so a prune is short even on a long-neglected stream. */
 const PRUNE_PAGES = 20;
 
@@ -52,41 +50,46 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
       const failed = replies.find(([error]) => error);
       if (failed) throw failed[0];
     },
-    async query(filter) {
+    async *pages(filter) {
       await connected();
-      const out: RequestRecord[] = [];
       let end = "+";
       let scanned = 0;
-      while (out.length < filter.limit && scanned < maxRecords) {
-        const count = Math.min(PAGE, maxRecords - scanned);
+      let found = 0;
+      while (found < filter.limit && scanned < maxRecords) {
+        const count = Math.min(READ_PAGE, maxRecords - scanned);
         const entries = (await client.xrevrange(key, end, "-", "COUNT", count)) as StreamEntry[];
+        const page: RequestRecord[] = [];
+        let passed = false;
         for (const [, fields] of entries) {
           const record = recordOf(fields);
           if (record === null) continue;
-          if (scanPassedSince(record, filter)) return out;
+          if (scanPassedSince(record, filter)) {
+            passed = true;
+            break;
+          }
           if (matchesRequestFilter(record, filter)) {
-            out.push(record);
-            if (out.length >= filter.limit) return out;
+            page.push(record);
+            if (++found >= filter.limit) break;
           }
         }
+        if (page.length > 0) yield page;
         scanned += entries.length;
-        if (entries.length < count) break;
+        if (passed || entries.length < count) return;
         end = `(${entries.at(-1)![0]}`;
       }
-      return out;
     },
     async prune(bounds) {
       await connected();
       // Oldest first: everything up to the first record young enough to keep goes.
       for (let page = 0; page < PRUNE_PAGES; page++) {
-        const entries = (await client.xrange(key, "-", "+", "COUNT", PAGE)) as StreamEntry[];
+        const entries = (await client.xrange(key, "-", "+", "COUNT", READ_PAGE)) as StreamEntry[];
         if (entries.length === 0) return;
         const young = entries.find(([, fields]) => {
           const record = recordOf(fields);
           return record !== null && Date.parse(record.at) >= bounds.beforeMs;
         });
         await client.xtrim(key, "MINID", young ? young[0] : nextId(entries.at(-1)![0]));
-        if (young || entries.length < PAGE) return;
+        if (young || entries.length < READ_PAGE) return;
       }
     },
     async close() {

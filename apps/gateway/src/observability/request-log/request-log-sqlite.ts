@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import Database from "better-sqlite3";
 import { matchesRequestFilter, type RequestFilter } from "./request-filter";
-import type { RequestLogStore } from "./request-log-store";
+import { READ_PAGE, type RequestLogStore } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
 import { parseStoredRecord } from "./stored-record";
 
@@ -61,9 +61,10 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   );
   const pruneAge = db.prepare("DELETE FROM request_log WHERE at_ms < ?");
 
-  function select(filter: RequestFilter) {
-    const where: string[] = [];
-    const values: (string | number)[] = [];
+  /** One page of matches, newest first, below row `beforeId` (exclusive). */
+  function select(filter: RequestFilter, beforeId: number, count: number) {
+    const where: string[] = ["id < ?"];
+    const values: (string | number)[] = [beforeId];
     if (filter.key !== undefined) {
       where.push("key_id = ?");
       values.push(filter.key);
@@ -92,23 +93,31 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
       where.push("at_ms < ?");
       values.push(filter.untilMs);
     }
-    const sql = `SELECT record FROM request_log${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-    values.push(filter.limit);
-    return db.prepare(sql).all(...values) as { record: string }[];
+    const sql = `SELECT id, record FROM request_log WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`;
+    values.push(count);
+    return db.prepare(sql).all(...values) as { id: number; record: string }[];
   }
 
   return {
     async append(records) {
       if (records.length > 0) insertAll(records);
     },
-    async query(filter) {
-      const out: RequestRecord[] = [];
-      for (const row of select(filter)) {
-        const record = parseStoredRecord(row.record);
-        // The columns decided the match; the record is checked again in case they disagree.
-        if (record && matchesRequestFilter(record, filter)) out.push(record);
+    async *pages(filter) {
+      let beforeId = Number.MAX_SAFE_INTEGER;
+      let left = filter.limit;
+      while (left > 0) {
+        const rows = select(filter, beforeId, Math.min(READ_PAGE, left));
+        if (rows.length === 0) return;
+        beforeId = rows.at(-1)!.id;
+        const page: RequestRecord[] = [];
+        for (const row of rows) {
+          const record = parseStoredRecord(row.record);
+          // The columns decided the match; the record is checked again in case they disagree.
+          if (record && matchesRequestFilter(record, filter)) page.push(record);
+        }
+        left -= rows.length;
+        if (page.length > 0) yield page;
       }
-      return out;
     },
     async prune(bounds) {
       pruneCount.run(bounds.maxRecords);

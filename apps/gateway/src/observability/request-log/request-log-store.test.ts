@@ -7,7 +7,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RequestFilter } from "./request-filter";
 import { createRedisRequestLogStore } from "./request-log-redis";
 import { createSqliteRequestLogStore, requestLogPathFor } from "./request-log-sqlite";
-import { createMemoryRequestLogStore, type RequestLogStore } from "./request-log-store";
+import {
+  collectPages,
+  createMemoryRequestLogStore,
+  READ_PAGE,
+  type RequestLogStore,
+} from "./request-log-store";
 import type { RequestRecord } from "./request-record";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -52,6 +57,7 @@ function record(index: number, fields: Partial<RequestRecord> = {}): RequestReco
 }
 
 const all = (limit = 100): RequestFilter => ({ limit });
+const read = (store: RequestLogStore, filter: RequestFilter) => collectPages(store.pages(filter));
 const ids = (records: readonly RequestRecord[]) => records.map((r) => r.requestId);
 
 const drivers: [string, (maxRecords: number) => RequestLogStore][] = [
@@ -73,22 +79,37 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
     try {
       await store.append([0, 1, 2, 3, 4, 5].map((i) => record(i)));
       await store.append([record(6, { status: 429, outcome: "budget_exhausted", rung: null })]);
-      expect(ids(await store.query(all()))).toEqual(["r6", "r5", "r4", "r3", "r2", "r1", "r0"]);
-      expect(ids(await store.query(all(2)))).toEqual(["r6", "r5"]);
-      expect(ids(await store.query({ limit: 100, key: "intern" }))).toEqual(["r5", "r3", "r1"]);
-      expect(ids(await store.query({ limit: 100, rung: "subscription" }))).toEqual(["r3", "r0"]);
-      expect(ids(await store.query({ limit: 100, model: "qwen/qwen3-coder" }))).toEqual([
+      expect(ids(await read(store, all()))).toEqual(["r6", "r5", "r4", "r3", "r2", "r1", "r0"]);
+      expect(ids(await read(store, all(2)))).toEqual(["r6", "r5"]);
+      expect(ids(await read(store, { limit: 100, key: "intern" }))).toEqual(["r5", "r3", "r1"]);
+      expect(ids(await read(store, { limit: 100, rung: "subscription" }))).toEqual(["r3", "r0"]);
+      expect(ids(await read(store, { limit: 100, model: "qwen/qwen3-coder" }))).toEqual([
         "r5",
         "r4",
         "r2",
         "r1",
       ]);
-      expect(ids(await store.query({ limit: 100, statusMin: 400, statusMax: 499 }))).toEqual([
+      expect(ids(await read(store, { limit: 100, statusMin: 400, statusMax: 499 }))).toEqual([
         "r6",
       ]);
       expect(
-        ids(await store.query({ limit: 100, sinceMs: T0 + 2 * 60_000, untilMs: T0 + 4 * 60_000 })),
+        ids(await read(store, { limit: 100, sinceMs: T0 + 2 * 60_000, untilMs: T0 + 4 * 60_000 })),
       ).toEqual(["r3", "r2"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads past one page, newest first, and stops at the limit", async () => {
+    const store = open(10_000);
+    try {
+      const count = 2 * READ_PAGE + 7;
+      await store.append(Array.from({ length: count }, (_, i) => record(i)));
+      const newest = await read(store, all(count + 10));
+      expect(newest).toHaveLength(count);
+      expect(newest[0]!.requestId).toBe(`r${count - 1}`);
+      expect(newest.at(-1)!.requestId).toBe("r0");
+      expect(await read(store, all(READ_PAGE + 1))).toHaveLength(READ_PAGE + 1);
     } finally {
       await store.close();
     }
@@ -99,10 +120,10 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
     try {
       await store.append([0, 1, 2, 3, 4, 5].map((i) => record(i)));
       await store.prune({ maxRecords: 4, beforeMs: T0 });
-      expect(ids(await store.query(all()))).toEqual(["r5", "r4", "r3", "r2"]);
+      expect(ids(await read(store, all()))).toEqual(["r5", "r4", "r3", "r2"]);
       await store.append([record(3 * 24 * 60, { requestId: "later" })]);
       await store.prune({ maxRecords: 4, beforeMs: T0 + DAY });
-      expect(ids(await store.query(all()))).toEqual(["later"]);
+      expect(ids(await read(store, all()))).toEqual(["later"]);
     } finally {
       await store.close();
     }
@@ -124,7 +145,7 @@ describe("the SQLite request log file", () => {
     await first.close();
     expect(existsSync(path)).toBe(true);
     const second = createSqliteRequestLogStore({ path });
-    expect(ids(await second.query(all()))).toEqual(["r1"]);
+    expect(ids(await read(second, all()))).toEqual(["r1"]);
     await second.close();
   });
 });

@@ -16,11 +16,26 @@ export interface RequestLogBounds {
 export interface RequestLogStore {
   /** Appends `records`, oldest first. */
   append(records: readonly RequestRecord[]): Promise<void>;
-  /** The records matching `filter`, newest first, at most `filter.limit`. */
-  query(filter: RequestFilter): Promise<RequestRecord[]>;
+  /**
+   * The records matching `filter`, newest first, at most `filter.limit` in all, a page at a
+   * time (an export of the whole log never sits in memory at once).
+   */
+  pages(filter: RequestFilter): AsyncIterable<RequestRecord[]>;
   /** Removes the records past `bounds`. */
   prune(bounds: RequestLogBounds): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Records read from a store per page. */
+export const READ_PAGE = 500;
+
+/** Every record `pages` yields, in one array. */
+export async function collectPages(
+  pages: AsyncIterable<RequestRecord[]>,
+): Promise<RequestRecord[]> {
+  const out: RequestRecord[] = [];
+  for await (const page of pages) out.push(...page);
+  return out;
 }
 
 /**
@@ -57,14 +72,21 @@ export function createMemoryRequestLogStore(options: { maxRecords: number }): Re
         if (size < capacity) size++;
       }
     },
-    async query(filter) {
-      const out: RequestRecord[] = [];
-      for (let i = 0; i < size && out.length < filter.limit; i++) {
+    async *pages(filter) {
+      let page: RequestRecord[] = [];
+      let found = 0;
+      for (let i = 0; i < size && found < filter.limit; i++) {
         const record = at(i);
         if (scanPassedSince(record, filter)) break;
-        if (matchesRequestFilter(record, filter)) out.push(record);
+        if (!matchesRequestFilter(record, filter)) continue;
+        page.push(record);
+        found++;
+        if (page.length === READ_PAGE) {
+          yield page;
+          page = [];
+        }
       }
-      return out;
+      if (page.length > 0) yield page;
     },
     async prune(bounds) {
       // The ring already holds at most maxRecords; drop the oldest that are too old.

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestFilter } from "./request-filter";
-import type { RequestLogStore } from "./request-log-store";
+import { collectPages, type RequestLogStore } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
 import { RequestTrace, type TraceSink } from "./request-trace";
 
@@ -43,6 +43,8 @@ export interface RequestLog {
   begin(keyId: string): RequestTrace;
   /** Records matching `filter`, newest first; every request ended so far is written first. */
   query(filter: RequestFilter): Promise<RequestRecord[]>;
+  /** `query` a page at a time (an export). */
+  pages(filter: RequestFilter): AsyncIterable<RequestRecord[]>;
   /** Writes what is queued and prunes when due. */
   flush(): Promise<void>;
   /** Writes what is queued and closes the store. */
@@ -143,7 +145,11 @@ function keptLog(store: RequestLogStore, options: RequestLogOptions): RequestLog
     },
     async query(filter) {
       await flush();
-      return store.query(filter);
+      return collectPages(store.pages(filter));
+    },
+    async *pages(filter) {
+      await flush();
+      yield* store.pages(filter);
     },
     flush,
     async close() {
@@ -164,6 +170,7 @@ function disabledLog(now: () => number): RequestLog {
     enabled: false,
     begin: (keyId) => new RequestTrace(null, randomUUID(), keyId, now()),
     query: async () => [],
+    pages: async function* () {},
     flush: async () => undefined,
     close: async () => undefined,
   };
