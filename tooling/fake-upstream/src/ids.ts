@@ -28,3 +28,8 @@ export function openAiToolCallId(): string {
 export function anthropicRequestId(): string {
   return `req_011${base62(21)}`;
 }
+
+/** An OpenAI Responses id: `prefix` (`resp_`, `msg_`) and 48 hex digits. */
+export function responsesId(prefix: "resp_" | "msg_"): string {
+  return `${prefix}${randomBytes(24).toString("hex")}`;
+}

@@ -2,7 +2,8 @@ const MARKER = Symbol.for("planfirst.error.ConnectorError");
 
 /**
  * Stable codes of {@link ConnectorError}:
- * - `unknown_provider`: no connector is registered for the provider id (and auth type).
+ * - `unknown_provider`: no connector is registered for the provider id (and auth type), and its
+ *   protocol has no generic connector.
  * - `invalid_connector_config`: the connection's settings do not fit its connector.
  * - `credential_missing`: a credential the connector needs is not set.
  * - `credential_refresh_failed`: the token endpoint refused or could not be reached.

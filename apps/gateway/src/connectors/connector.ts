@@ -52,6 +52,13 @@ export interface UpstreamConnector {
   readonly provider: string;
   readonly protocol: ConnectorProtocol;
   /**
+   * The provider id whose quota-cache parser reads this connection's answers (headers and error
+   * bodies, `parseResponseSignals`); absent = {@link provider}. A generic connector names its
+   * protocol's family here (`anthropic`), since quota-cache reads an id it does not know as an
+   * OpenAI-compatible server.
+   */
+  readonly signalsProvider?: string;
+  /**
    * URL and headers of one call. Synchronous while the credential is a static key or a token still
    * valid (the hot path stays promise-free); a Promise while a token is loaded, refreshed or
    * exchanged. Rejects with a ConnectorError naming the connection, never a token.

@@ -31,6 +31,8 @@ export function isClientFaultAnswer(status: number, failure: UpstreamFailure | u
  * failure the provider's parser did not name is read from the bare status (quota-cache's
  * `failureOfStatus`), except for the client's own faults, which say nothing about the
  * connection. The failure, if any, is recorded and cools the connection for the model.
+ * `signalsProvider` picks quota-cache's parser (the connector's `signalsProvider`, else the
+ * target's provider).
  */
 export function observeResponse(
   deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "now" | "metrics" | "logger">,
@@ -40,9 +42,10 @@ export function observeResponse(
   body: unknown,
   /** The connector's own reading of the failure; wins over the generic parser's. */
   classified?: UpstreamFailure | null,
+  signalsProvider: string = target.provider,
 ): UpstreamFailure | undefined {
   const connectionId = target.connection.config.id;
-  const signals = parseResponseSignals(target.provider, {
+  const signals = parseResponseSignals(signalsProvider, {
     status,
     headers,
     body,

@@ -114,6 +114,7 @@ export async function tryTarget(
       response.headers,
       body,
       context.calls.classify(target, response.status, response.headers, body ?? text),
+      context.calls.signalsProvider(target),
     );
     if (isClientFaultAnswer(response.status, failure)) {
       const clientText = redactor.redact(text);
@@ -137,7 +138,15 @@ export async function tryTarget(
     return FELL_THROUGH;
   }
 
-  observeResponse(deps, target, response.status, response.headers, undefined);
+  observeResponse(
+    deps,
+    target,
+    response.status,
+    response.headers,
+    undefined,
+    null,
+    context.calls.signalsProvider(target),
+  );
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
     const whole = {
