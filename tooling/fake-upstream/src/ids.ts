@@ -28,3 +28,10 @@ export function openAiToolCallId(): string {
 export function anthropicRequestId(): string {
   return `req_011${base62(21)}`;
 }
+
+/** A GitHub-style `x-github-request-id`: five colon-separated upper-case hex groups. */
+export function githubRequestId(): string {
+  return [4, 4, 6, 6, 8]
+    .map((length) => randomBytes(length).toString("hex").slice(0, length).toUpperCase())
+    .join(":");
+}
