@@ -218,6 +218,25 @@ describe("GitHub Copilot seat", () => {
     expect(completionHits("/copilot/chat/completions")).toHaveLength(2);
   });
 
+  it("on auto/subscription a refused integration id falls through to the next plan, never to a paid rung", async () => {
+    const harness = await gateway(
+      [copilotConnection({ "copilot-integration-id": "planfirst-unregistered" }), zaiConnection()],
+      { GH_TOKEN: plans.copilot.githubToken, ZAI_KEY: plans.zai.apiKey },
+      ["github-copilot"],
+    );
+    // The seat resets first (the 1st at 00:00 UTC, 14 h away), so it is tried first.
+    plans.zai.tokensResetAtMs = clock.now() + 20 * hour;
+    await harness.server.gateway.refreshUsage();
+    const answer = await served(harness, "auto/subscription");
+    plans.zai.tokensResetAtMs = null;
+    expect(answer.response.status).toBe(200);
+    expect(answer.rung).toBe("subscription");
+    expect(answer.response.headers.get("x-planfirst-connection")).toBe("zai");
+    expect(answer.response.headers.get("x-planfirst-attempts")).toBe("2");
+    expect(completionHits("/copilot/chat/completions")).toHaveLength(1);
+    expect(metered.completionHits()).toHaveLength(0);
+  });
+
   it("a client's own bad request is answered as its 400 and cools nothing, on auto/thrifty too", async () => {
     const harness = await gateway([copilotConnection()], { GH_TOKEN: plans.copilot.githubToken }, [
       "github-copilot",
