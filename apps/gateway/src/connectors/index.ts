@@ -67,6 +67,7 @@ export {
   exchangeCopilotToken,
 } from "./github-copilot/copilot-token-exchange";
 export {
+  COPILOT_DEFAULT_INTEGRATION_ID,
   COPILOT_DEFAULT_USER_URL,
   COPILOT_REFRESH_SKEW_MS,
   createGithubCopilotConnector,

@@ -133,7 +133,10 @@ export async function tryTarget(
       state.rateLimitRetryAt = failure?.retryAt ?? failure?.resetAt ?? null;
     }
     attempt.fallThrough(failure?.kind ?? "upstream_error", {
-      log: "upstream refused, falling through",
+      log: failure?.detail
+        ? `${failure.detail}, falling through`
+        : "upstream refused, falling through",
+      reason: failure?.detail,
     });
     return FELL_THROUGH;
   }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type FakeGeminiCodeAssist, startFakeGeminiCodeAssist } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRequest, UpstreamConnector, UsageRequest } from "../connector";
-import { mergeBodyFields } from "../connector";
+import { mergeBodyFields, PLANFIRST_USER_AGENT } from "../connector";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import type { CredentialPersistence } from "../credential-persistence";
@@ -86,7 +86,7 @@ describe("gemini code assist connector", () => {
     expect(prepared.url).toBe(`${fake.baseUrl}:streamGenerateContent?alt=sse`);
     expect(prepared.bodyFields).toEqual({ project: fake.project });
     expect(prepared.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
-    expect(prepared.headers["user-agent"]).toBe("planfirst-gateway/0.1");
+    expect(prepared.headers["user-agent"]).toBe(PLANFIRST_USER_AGENT);
     const response = await send(prepared);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('"response"');
