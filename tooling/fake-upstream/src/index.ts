@@ -1,3 +1,4 @@
+export type { CodeAssistAccount } from "./code-assist-account";
 export { completionBody, type StreamFrames, streamFrames } from "./completions";
 export { ECHO_CREDENTIAL } from "./credential-echo";
 export { credentialLabel } from "./credential-label";
