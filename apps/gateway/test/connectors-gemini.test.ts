@@ -48,9 +48,7 @@ beforeEach(() => {
   gemini.rateLimitedForMs = null;
   gemini.failRefreshes = false;
   gemini.remaining = { "gemini-2.5-pro": 0.8 };
-  gemini.account.setUp = true;
-  gemini.account.onboardingPendingAnswers = 2;
-  gemini.account.refuseOnboarding = false;
+  gemini.account.reset();
 });
 
 afterEach(async () => {

@@ -62,6 +62,8 @@ export interface CodeAssistAccount {
   onboardingPendingAnswers: number;
   /** True: `:onboardUser` answers 403 `PERMISSION_DENIED`. */
   refuseOnboarding: boolean;
+  /** Back to how it started (set up or not, defaults above), every operation forgotten. */
+  reset(): void;
   /** The `:loadCodeAssist` answer. */
   loadCodeAssist(): Record<string, unknown>;
   /** `POST :onboardUser` with its JSON body: a long-running operation, or a refusal. */
@@ -125,6 +127,14 @@ export function createCodeAssistAccount(options: CodeAssistAccountOptions): Code
     freeTierEligible: true,
     onboardingPendingAnswers: 2,
     refuseOnboarding: false,
+    reset() {
+      operations.clear();
+      account.setUp = options.setUp ?? true;
+      account.tierId = STANDARD_TIER.id;
+      account.freeTierEligible = true;
+      account.onboardingPendingAnswers = 2;
+      account.refuseOnboarding = false;
+    },
     loadCodeAssist() {
       if (account.setUp) {
         const current = account.tierId === FREE_TIER.id ? FREE_TIER : STANDARD_TIER;

@@ -12,12 +12,7 @@ beforeAll(async () => {
   bearer = fake.issueAccessToken().accessToken;
 });
 afterAll(() => fake.close());
-beforeEach(() => {
-  fake.account.setUp = false;
-  fake.account.freeTierEligible = true;
-  fake.account.onboardingPendingAnswers = 2;
-  fake.account.refuseOnboarding = false;
-});
+beforeEach(() => fake.account.reset());
 
 const metadata = {
   ideType: "IDE_UNSPECIFIED",

@@ -32,10 +32,7 @@ beforeEach(() => {
   fake.exhaustedUntilMs = null;
   fake.rateLimitedForMs = null;
   fake.validationRequired = false;
-  fake.account.setUp = true;
-  fake.account.freeTierEligible = true;
-  fake.account.onboardingPendingAnswers = 2;
-  fake.account.refuseOnboarding = false;
+  fake.account.reset();
   // A fresh SQLite file per test: no token carried over from another test.
   persistence = createSqliteCredentialPersistence(join(dir, `credentials-${n++}.db`));
 });
