@@ -316,6 +316,18 @@ describe("Gemini Code Assist login that never set Code Assist up", () => {
     }
   });
 
+  it("is onboarded by the first usage poll too, and requests then need no setup", async () => {
+    gemini.account.setUp = false;
+    const harness = await gateway({ onboardingPoll });
+    await harness.server.gateway.refreshUsage();
+    const poll = gemini.hits.find((hit) => hit.path === "/v1internal:retrieveUserQuota");
+    expect(poll?.body).toEqual({ project: gemini.project });
+    expect(onboardHits()).toHaveLength(1);
+    expect((await chat(harness, "gemini-2.5-pro")).response.status).toBe(200);
+    expect(loadHits()).toHaveLength(1);
+    expect(onboardHits()).toHaveLength(1);
+  });
+
   it("onboards once for concurrent first requests", async () => {
     gemini.account.setUp = false;
     const harness = await gateway({ onboardingPoll });

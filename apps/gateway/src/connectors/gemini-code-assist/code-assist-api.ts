@@ -34,15 +34,22 @@ export const loadCodeAssistResponseSchema = z.object({
 
 /**
  * The long-running operation `:onboardUser` answers and `GET {base}/{name}` reads back: `done`
- * is omitted while false (proto JSON), `response.cloudaicompanionProject` is the project set up,
- * `error` a `google.rpc.Status` when the operation failed.
+ * is omitted while false (proto JSON), `response.cloudaicompanionProject` is the project set up
+ * (a failed operation has none).
  */
 export const onboardOperationSchema = z.object({
   name: z.string().optional(),
   done: z.boolean().optional(),
-  error: z.object({ code: z.number().optional(), status: z.string().optional() }).nullish(),
   response: z.object({ cloudaicompanionProject: projectSchema }).nullish(),
 });
+
+/**
+ * True for an upper-case enum name (`FAILED_PRECONDITION`, `DASHER_USER`): a code from an
+ * answer that is safe to name in an error, unlike the answer's free text.
+ */
+export function isEnumName(value: string | undefined): value is string {
+  return value !== undefined && /^[A-Z][A-Z0-9_]{0,63}$/.test(value);
+}
 
 /** The project id of a `cloudaicompanionProject` value, or null when it names none. */
 export function projectIdOf(value: z.infer<typeof projectSchema>): string | null {

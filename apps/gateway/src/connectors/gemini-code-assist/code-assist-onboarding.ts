@@ -9,9 +9,6 @@ import {
 } from "./code-assist-api";
 import type { CodeAssistEndpoint } from "./code-assist-project";
 
-/** A canonical `google.rpc.Code` name (`FAILED_PRECONDITION`), safe to name in an error. */
-const RPC_STATUS = /^[A-Z_]{1,64}$/;
-
 /**
  * Every 5 s (the Gemini CLI's own interval), at most 12 times: an onboarding not done within
  * about a minute is given up and the connection cooled rather than holding requests longer.
@@ -24,8 +21,8 @@ export const DEFAULT_ONBOARDING_POLL: OnboardingPoll = { intervalMs: 5_000, maxP
  * one; naming a project there is refused), then `GET {baseUrl}/{operation name}` every
  * `poll.intervalMs` until the operation is done, at most `poll.maxPolls` times. Resolves with
  * `response.cloudaicompanionProject.id`. Rejects with ConnectorError `account_setup_failed`
- * naming the connection and what went wrong (status, operation error code, or the bound), never
- * the token or a body; an HTTP refusal keeps its status in `upstreamStatus`.
+ * naming the connection and what went wrong (the status, the bound, or a result without a
+ * project), never the token or a body; an HTTP refusal keeps its status in `upstreamStatus`.
  */
 export async function onboardCodeAssist(
   endpoint: CodeAssistEndpoint,
@@ -64,12 +61,6 @@ export async function onboardCodeAssist(
     }
     await delay(poll.intervalMs);
     operation = await call(`${endpoint.baseUrl}/${operation.name}`, "GET");
-  }
-  if (operation.error) {
-    const status = operation.error.status ?? "";
-    throw fail(
-      `failed: ${RPC_STATUS.test(status) ? status : `code ${operation.error.code ?? "unknown"}`}`,
-    );
   }
   const project = projectIdOf(operation.response?.cloudaicompanionProject);
   if (project === null) throw fail("finished without a cloudaicompanionProject");

@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import { bodyObject } from "../connector";
 import { ConnectorError } from "../connector-error";
 import type { OnboardingPoll } from "../connector-spec";
 import {
   CODE_ASSIST_METADATA,
   callCodeAssist,
+  isEnumName,
   loadCodeAssistResponseSchema,
   projectIdOf,
 } from "./code-assist-api";
@@ -30,8 +32,10 @@ export interface CodeAssistSetup {
  */
 export function readLoadCodeAssist(payload: unknown): CodeAssistSetup | null {
   const parsed = loadCodeAssistResponseSchema.safeParse(bodyObject(payload));
-  if (!parsed.success) return null;
-  const answer = parsed.data;
+  return parsed.success ? setupOf(parsed.data) : null;
+}
+
+function setupOf(answer: z.infer<typeof loadCodeAssistResponseSchema>): CodeAssistSetup {
   const preferred = answer.allowedTiers?.find((tier) => tier.isDefault === true);
   return {
     project: projectIdOf(answer.cloudaicompanionProject),
@@ -43,7 +47,7 @@ export function readLoadCodeAssist(payload: unknown): CodeAssistSetup | null {
         }
       : null,
     ineligibleReasons: (answer.ineligibleTiers ?? []).flatMap((tier) =>
-      tier.reasonCode ? [tier.reasonCode] : [],
+      isEnumName(tier.reasonCode) ? [tier.reasonCode] : [],
     ),
   };
 }
@@ -77,13 +81,7 @@ export async function loadCodeAssist(
     },
     loadCodeAssistResponseSchema,
   );
-  const setup = readLoadCodeAssist(answer);
-  if (setup) return setup;
-  throw new ConnectorError({
-    code: "endpoint_discovery_failed",
-    message: `connection ${endpoint.connectionId}: ${endpoint.baseUrl}:loadCodeAssist answered in an unknown shape`,
-    connectionId: endpoint.connectionId,
-  });
+  return setupOf(answer);
 }
 
 /**
