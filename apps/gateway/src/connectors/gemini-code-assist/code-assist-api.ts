@@ -57,6 +57,15 @@ export function projectIdOf(value: z.infer<typeof projectSchema>): string | null
   return typeof id === "string" && id !== "" ? id : null;
 }
 
+/** Where and as whom the Code Assist API is called for one connection. */
+export interface CodeAssistEndpoint {
+  connectionId: string;
+  /** `…/v1internal`, no trailing slash. */
+  baseUrl: string;
+  /** Non-secret headers (User-Agent…); the Bearer token is added per call. */
+  headers: Record<string, string>;
+}
+
 /** One Code Assist API call: where, with which token, and what to name in errors. */
 export interface CodeAssistCall {
   connectionId: string;

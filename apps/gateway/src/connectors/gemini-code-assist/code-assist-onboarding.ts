@@ -3,11 +3,11 @@ import { ConnectorError } from "../connector-error";
 import type { OnboardingPoll } from "../connector-spec";
 import {
   CODE_ASSIST_METADATA,
+  type CodeAssistEndpoint,
   callCodeAssist,
   onboardOperationSchema,
   projectIdOf,
 } from "./code-assist-api";
-import type { CodeAssistEndpoint } from "./code-assist-project";
 
 /**
  * Every 5 s (the Gemini CLI's own interval), at most 12 times: an onboarding not done within

@@ -4,6 +4,7 @@ import { ConnectorError } from "../connector-error";
 import type { OnboardingPoll } from "../connector-spec";
 import {
   CODE_ASSIST_METADATA,
+  type CodeAssistEndpoint,
   callCodeAssist,
   isEnumName,
   loadCodeAssistResponseSchema,
@@ -50,15 +51,6 @@ function setupOf(answer: z.infer<typeof loadCodeAssistResponseSchema>): CodeAssi
       isEnumName(tier.reasonCode) ? [tier.reasonCode] : [],
     ),
   };
-}
-
-/** Where and as whom the Code Assist API is called for one connection. */
-export interface CodeAssistEndpoint {
-  connectionId: string;
-  /** `…/v1internal`, no trailing slash. */
-  baseUrl: string;
-  /** Non-secret headers (User-Agent…); the Bearer token is added per call. */
-  headers: Record<string, string>;
 }
 
 /**

@@ -6,8 +6,9 @@ import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import type { CredentialRefresher } from "../credential-source";
 import { refreshTokenGrant } from "../oauth-refresh";
 import { baseRequestHeaders } from "../request-headers";
+import type { CodeAssistEndpoint } from "./code-assist-api";
 import { DEFAULT_ONBOARDING_POLL } from "./code-assist-onboarding";
-import { type CodeAssistEndpoint, codeAssistProject } from "./code-assist-project";
+import { codeAssistProject } from "./code-assist-project";
 
 /** The Code Assist API: POST `{base}:generateContent`, `:streamGenerateContent?alt=sse`, … */
 export const CODE_ASSIST_DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com/v1internal";
