@@ -107,8 +107,11 @@ export async function codeAssistProject(
   }
   const tier = setup.defaultTier;
   if (tier === null || tier.needsUserProject) {
+    const offered = tier
+      ? `its default tier ${tier.id} needs a Google Cloud project of its own`
+      : "it is offered no default tier";
     throw refuse(
-      `the login never set Code Assist up and ${tier ? `its default tier ${tier.id}` : "no tier it may onboard"} needs a Google Cloud project of its own; set it up with the Gemini CLI (GOOGLE_CLOUD_PROJECT)${ineligible}`,
+      `the login never set Code Assist up and ${offered}; set it up with the Gemini CLI (GOOGLE_CLOUD_PROJECT)${ineligible}`,
     );
   }
   return onboardCodeAssist(endpoint, token, tier.id, poll);
