@@ -32,6 +32,7 @@ export {
   createConnectorRegistry,
   createSqliteCredentialPersistence,
   jwtExpiryMs,
+  type OnboardingPoll,
   type SqliteCredentialPersistence,
   type StoredCredential,
   type UpstreamConnector,

@@ -1,3 +1,4 @@
+export type { CodeAssistAccount } from "./code-assist-account";
 export type { CodexToolCall } from "./codex-stream";
 export { completionBody, type StreamFrames, streamFrames } from "./completions";
 export { COPILOT_KNOWN_INTEGRATION_IDS, copilotIdeHeaderRefusal } from "./copilot-ide-headers";

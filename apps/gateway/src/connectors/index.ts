@@ -38,6 +38,7 @@ export {
   type ConnectorDeps,
   type ConnectorSpec,
   connectorSpecSchema,
+  type OnboardingPoll,
   type RefreshableCredentialSpec,
   refreshableCredentialSpecSchema,
 } from "./connector-spec";
