@@ -142,8 +142,8 @@ console.log(
     "generator in this one.",
 );
 console.log(
-  "Gateways on auto/thrifty, log level info: plan = a z.ai coding plan key (hard-stop plan, " +
-    "rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
+  "Gateways on auto/thrifty, log level info: plan = a coding plan of its own (provider " +
+    "bench-plan on the generic openai connector, hard-stop plan by an operator entry, rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
     "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
     "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
 );

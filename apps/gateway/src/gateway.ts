@@ -25,6 +25,7 @@ import { openSpendStore } from "./app/open-spend-store";
 import { registerStateGauges } from "./app/state-gauges";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
@@ -60,6 +61,11 @@ export interface CreateGatewayOptions {
    * poll only once a reset has passed, through the same scheduler. Default true.
    */
   resetTimers?: boolean;
+  /**
+   * How a plan login's account setup is polled (Code Assist onboarding of a login that never
+   * set it up). Default every 5 000 ms, at most 12 times.
+   */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A running gateway's parts: the Hono app, its deps, start-up warnings and `close()`. */
@@ -97,6 +103,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   const { secrets, connectors } = wireConnectors(resolveSecrets(config, options.env), {
     persistence: credentialStore,
     now,
+    onboardingPoll: options.onboardingPoll,
   });
   for (const warning of secrets.warnings) logger.warn(warning);
   const cooldowns = createCooldownBook({ store: stores.quota, now });

@@ -133,13 +133,23 @@ export const refreshableCredentialSchema = z
 export const connectionSchema = z.strictObject({
   /** Unique id, used in receipts, metrics, client-key scoping and the ladder explain. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-'"),
-  /** Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). */
+  /**
+   * Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). Any id without a
+   * connector of its own (a coding plan planfirst does not ship, say) is served by the generic
+   * connector of its `protocol`; its billing is the operator's `catalog.connections` entry.
+   */
   provider: z.string().min(1),
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
-  /** The wire spoken upstream; `openai-responses` (Codex) and `gemini` are plan connectors' own. */
+  /**
+   * The wire spoken upstream. `openai`, `anthropic` and `openai-responses` have a generic
+   * connector; `gemini` is spoken only by the Gemini Code Assist connector.
+   */
   protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
-  /** Inference base URL; optional where the provider's connector has a default. */
+  /**
+   * Inference base URL; optional where the provider's connector has a default, required for a
+   * provider served by a generic connector.
+   */
   baseUrl: z.url().optional(),
   /**
    * `env:NAME` of a static credential, or a refreshable login whose secrets are `env:NAME` too;
