@@ -7,6 +7,7 @@ import { nodeFastPaths } from "./app/create-app";
 import { loadConfigFile } from "./config/load-config";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { ConfigError } from "./errors";
 import { createGateway, type Gateway } from "./gateway";
 import { createNodeListener } from "./http/node-listener";
@@ -37,6 +38,8 @@ export interface StartServerOptions {
   pollUsage?: boolean;
   /** Random delay before each usage poll, in ms. Default 2 000. */
   usagePollJitterMs?: number;
+  /** How a plan login's account setup is polled; see `CreateGatewayOptions.onboardingPoll`. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A listening gateway. */
@@ -100,6 +103,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger: options.logger,
     pollUsage: options.pollUsage,
     usagePollJitterMs: options.usagePollJitterMs,
+    onboardingPoll: options.onboardingPoll,
   });
   await gateway.ready();
   // No `upgrade` listener, on purpose: without one, Node hands a request carrying `Upgrade` to

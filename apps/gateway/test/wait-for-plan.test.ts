@@ -1,6 +1,7 @@
 import { claudeRateLimited, claudeUnifiedHeaders, type Reply } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
+import type { RequestRecord } from "../src/observability/request-log/request-record";
 import type { GatewayStatus } from "../src/status/gateway-status";
 import { type ConnectionInput, standardConfig, TEST_ENV } from "./fixtures";
 import {
@@ -87,6 +88,24 @@ async function untilWaiting(harness: Harness, count: number, connectionId = "cla
   );
 }
 
+/** The request log's record of the request that `match` picks, once it is written. */
+async function recordOf(
+  harness: Harness,
+  match: (record: RequestRecord) => boolean,
+): Promise<RequestRecord> {
+  let found: RequestRecord | undefined;
+  await waitFor(
+    async () => {
+      const response = await fetch(`${harness.url}/v1/requests`);
+      const records = ((await response.json()) as { data: RequestRecord[] }).data;
+      found = records.find(match);
+      return found !== undefined;
+    },
+    { what: "the request's record" },
+  );
+  return found!;
+}
+
 /** Log lines (JSON) with message `msg`, parsed. */
 function logLines(harness: Harness, msg: string): Record<string, unknown>[] {
   return harness.logs
@@ -129,6 +148,8 @@ describe("waiting for the plan (ladder.md §16)", () => {
     expect(waitedMs).toBeGreaterThanOrEqual(resetMs + 250 - arrivedMs);
     expect(planHits()).toBe(hitsWhenOut + 1);
     expect(await waitingFor(harness, "claude-plan")).toBe(0);
+    const record = await recordOf(harness, (r) => r.waitedMs > 0);
+    expect(record).toMatchObject({ status: 200, rung: "subscription", waitedMs });
 
     const metrics = await (await fetch(`${harness.url}/metrics`)).text();
     expect(metrics).toContain('planfirst_waits_started_total{connection="claude-plan"} 1');
@@ -421,9 +442,18 @@ describe("waiting for the plan (ladder.md §16)", () => {
     const afterPings = events.filter((event) => !event.startsWith("event: ping"));
     expect(afterPings[0]).toMatch(/^event: message_start/);
     expect(afterPings.at(-1)).toMatch(/^event: message_stop/);
+    // Its receipt could not follow the headers: the request log and the log line have it.
+    const record = await recordOf(harness, (r) => r.stream && r.waitedMs > 0);
+    expect(record).toMatchObject({
+      status: 200,
+      outcome: "served",
+      rung: "subscription",
+      connection: "claude-plan",
+    });
+    expect(record.waitedMs).toBeGreaterThanOrEqual(30_250);
     const receipt = logLines(harness, "held stream answered")[0];
     expect(receipt).toMatchObject({ rung: "subscription", connection: "claude-plan", status: 200 });
-    expect(Number(receipt?.waitedMs)).toBeGreaterThanOrEqual(30_250);
+    expect(Number(receipt?.waitedMs)).toBe(record.waitedMs);
   });
 
   it("WAIT6: a held OpenAI chat stream whose wait ends without the plan ends with the chat error frame, never [DONE]", async () => {
@@ -455,6 +485,8 @@ describe("waiting for the plan (ladder.md §16)", () => {
     };
     expect(frame.error.type).toBe("rate_limit_error");
     expect(frame.error.code).toBe("plan_quota_exhausted");
+    const record = await recordOf(harness, (r) => r.stream && r.waitedMs > 0);
+    expect(record).toMatchObject({ status: 429, outcome: "plan_quota_exhausted" });
   });
 });
 

@@ -60,6 +60,15 @@ export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
 }
 
 /**
+ * The gateway error any failure is answered as: itself, its package's mapping
+ * (`packageErrorToGateway`), else an `internal_error` logged once with a correlation id.
+ */
+export function asGatewayError(logger: Logger, error: unknown): GatewayError {
+  if (GatewayError.isInstance(error)) return error;
+  return packageErrorToGateway(error) ?? unknownError(logger, error);
+}
+
+/**
  * The error answer of any failure, in the client's `protocol` shape, with `retry-after` when
  * the error carries `retryAfterSec`. A package's error is first mapped to its gateway code
  * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
@@ -97,18 +106,16 @@ export function errorReply(logger: Logger, error: unknown, protocol: WireProtoco
 /**
  * How a failure reads inside a stream whose headers have already left (a streaming request held
  * for a plan past its header time): the code, type and message its error answer would carry,
- * for the client protocol's error frame.
+ * for the client protocol's error frame, and the status it would have had (for the request log).
  */
-export function streamErrorOf(logger: Logger, error: unknown): IrStreamError {
+export function streamFailureOf(
+  logger: Logger,
+  error: unknown,
+): { status: number; error: IrStreamError } {
   const gatewayError = asGatewayError(logger, error);
+  const http = httpOfCode(gatewayError.code);
   return {
-    type: httpOfCode(gatewayError.code).type,
-    code: gatewayError.code,
-    message: gatewayError.message,
+    status: http.status,
+    error: { type: http.type, code: gatewayError.code, message: gatewayError.message },
   };
-}
-
-function asGatewayError(logger: Logger, error: unknown): GatewayError {
-  if (GatewayError.isInstance(error)) return error;
-  return packageErrorToGateway(error) ?? unknownError(logger, error);
 }

@@ -3,14 +3,14 @@ import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
 import type { GatewayReply } from "../http/reply";
-import type { IrStreamError } from "../protocols";
-import type { PoolLiveState } from "../routing/exclusions";
+import { cooldownReasonOf, type PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
+import { isClientGone } from "./client-gone";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -33,6 +33,7 @@ import {
   HELD,
   type PlanWait,
   type PlanWaitContext,
+  type StreamFailureOf,
   waitForPlan,
   waitWishMs,
 } from "./wait-for-plan";
@@ -46,10 +47,10 @@ const FREE: Admission = FREE_ADMISSION;
 export interface DispatcherOptions {
   /**
    * How a failure reads inside a stream whose headers have already left (a streaming request
-   * held for a plan): the error table's type, code and message. Default: `api_error` with the
-   * error's own code and message.
+   * held for a plan): the error table's status, type, code and message. Default: 500
+   * `api_error` with the error's own code and message.
    */
-  streamErrorOf?: (error: unknown) => IrStreamError;
+  streamFailureOf?: (error: unknown) => StreamFailureOf;
   /** Timers of the waiting rooms and of held streams' keep-alives. Default Node's, unref'd. */
   timers?: WaitTimers;
 }
@@ -74,6 +75,8 @@ export function createDispatcher(
     quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
     isCoolingDown: (connectionId, model) => cooldowns.isCoolingDown(connectionId, model),
     cooldownUntil: (connectionId, model) => cooldowns.cooldownUntil(connectionId, model),
+    cooldownReason: (connectionId, model) =>
+      cooldownReasonOf(cooldowns.activeCooldowns(connectionId), model),
     ...planSignals(deps, ladderOptions, deps.config.subscriptionLadder.maxStateAgeMs),
   };
   const explainSource: ExplainSource = { table, ladderOptions, live, now };
@@ -106,7 +109,7 @@ export function createDispatcher(
     room: waiting,
     timers,
     ...createPlanWatch({ table, pools, live, ladderOptions, quotaCache }),
-    streamErrorOf: options.streamErrorOf ?? defaultStreamError,
+    streamFailureOf: options.streamFailureOf ?? defaultStreamFailure,
   };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
@@ -201,6 +204,7 @@ export function createDispatcher(
       rateLimited: false,
       rateLimitRetryAt: null,
     };
+    if (request.trace) request.trace.attempts = state.attempts;
     for (const target of targets) {
       const attempt = new Attempt(deps, target, request.requestId);
       state.attempts.push(attempt.record);
@@ -227,6 +231,9 @@ export function createDispatcher(
       try {
         const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
         if (outcome.served) return outcome.served;
+      } catch (error) {
+        if (isClientGone(error)) attempt.clientClosed();
+        throw error;
       } finally {
         admission.hold.release();
       }
@@ -245,12 +252,15 @@ export function createDispatcher(
   return { table, ladderOptions, live, waiting, dispatch };
 }
 
-function defaultStreamError(error: unknown): IrStreamError {
+function defaultStreamFailure(error: unknown): StreamFailureOf {
   const known = GatewayError.isInstance(error);
   return {
-    type: "api_error",
-    code: known ? error.code : "internal_error",
-    message: known ? error.message : "internal error",
+    status: 500,
+    error: {
+      type: "api_error",
+      code: known ? error.code : "internal_error",
+      message: known ? error.message : "internal error",
+    },
   };
 }
 

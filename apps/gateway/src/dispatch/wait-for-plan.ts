@@ -28,7 +28,14 @@ export interface PlanWaitContext {
    */
   planBack(resolution: ResolvedModel, client: ClientIdentity): boolean;
   /** How a failure reads inside a stream whose headers have left (the one error table's words). */
-  streamErrorOf(error: unknown): IrStreamError;
+  streamFailureOf(error: unknown): StreamFailureOf;
+}
+
+/** A failure as a held stream ends with it: its error frame, and the status it stands for. */
+export interface StreamFailureOf {
+  /** The HTTP status the failure would have been answered with (for the request log). */
+  readonly status: number;
+  readonly error: IrStreamError;
 }
 
 /** What a pass of the dispatch answers when it stopped to wait for a plan. */
@@ -140,10 +147,15 @@ export function waitForPlan(
         if (!held) return resolve(reply);
         logHeldReceipt(context, request, reply);
         held.answer(reply);
+        // A stream's record is ended by the stream; a refusal in its place ends here.
+        if (reply.kind === "body") request.trace?.end(reply.status, "upstream_rejected_request");
       },
       (error: unknown) => {
         if (!held) return reject(error);
-        held.fail(context.streamErrorOf(error));
+        const failure = context.streamFailureOf(error);
+        held.fail(failure.error);
+        const gone = failure.error.code === "client_closed_request";
+        request.trace?.end(failure.status, gone ? "client_closed" : failure.error.code, !gone);
       },
     );
   });
@@ -181,6 +193,7 @@ async function holdUntilAnswered(
         if (waitedFor !== null) {
           const waitedMs = deps.now() - startedMs;
           outcome.headers[WAITED_MS_HEADER] = String(waitedMs);
+          if (request.trace) request.trace.waitedMs = waitedMs;
           const climbed = !mayWait && resolution.grouping === "thrifty";
           deps.metrics.observeWait(waitedFor, climbed ? "climbed" : "served", waitedMs);
         }
@@ -220,6 +233,7 @@ async function holdUntilAnswered(
     const waitedMs = deps.now() - startedMs;
     const gone = GatewayError.isInstance(error) && error.code === "client_closed_request";
     deps.metrics.observeWait(waitedFor, gone ? "disconnected" : "refused", waitedMs);
+    if (request.trace) request.trace.waitedMs = waitedMs;
     throw withWaitedMs(error, waitedMs);
   }
 }

@@ -42,6 +42,8 @@ export interface GatewayMetrics {
    * arrival to its answer, feeds the wait histogram; null for a request that never waited.
    */
   observeWait(connection: string, outcome: string, waitedMs: number | null): void;
+  /** Request records dropped unwritten because the request log's queue was full. */
+  countRequestLogDropped(count: number): void;
   /** Registers a gauge family collected at scrape time. */
   registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;
   /** Requests per rung over the last `windowMs` (default one hour). */
@@ -63,6 +65,7 @@ export function createMetrics(): GatewayMetrics {
   const waits = new Map<string, number>();
   const latency = new Map<string, Histogram>();
   const waitLengths = new Map<string, Histogram>();
+  let requestLogDropped = 0;
   const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
   // Requests per rung per minute for the last hour: minute index → rung → count.
   const perMinute = new Map<number, Map<string, number>>();
@@ -128,6 +131,9 @@ export function createMetrics(): GatewayMetrics {
     observeUpstreamLatency(connection, latencyMs) {
       observe(latency, LATENCY_BUCKETS_SECONDS, connection, latencyMs);
     },
+    countRequestLogDropped(count) {
+      requestLogDropped += count;
+    },
     registerGauge(name, help, collect) {
       gauges.push({ name, help, collect });
     },
@@ -162,6 +168,11 @@ export function createMetrics(): GatewayMetrics {
         "counter",
         "Upstream reset or retry times dropped as beyond their window, by connection and source.",
         implausibleTimes,
+      );
+      lines.push(
+        "# HELP planfirst_request_log_dropped_total Request records dropped because the request log's write queue was full.",
+        "# TYPE planfirst_request_log_dropped_total counter",
+        `planfirst_request_log_dropped_total ${requestLogDropped}`,
       );
       family(
         lines,
