@@ -336,6 +336,29 @@ describe("waiting for the plan (ladder.md §16)", () => {
     expect(bed.fakes.router.completionHits()).toHaveLength(0);
   });
 
+  it("WAIT5: auto/thrifty whose plan is still spent after the reset climbs to the cheap rung, the time waited counted", async () => {
+    const harness = await bed.start({
+      config: config({ subscriptionLadder: { maxWaitBeforePaidMs: 30_000 } }),
+      env: TEST_ENV,
+    });
+    const resetMs = await exhaustPlan(harness, 5_000);
+    const held = post(harness.url, "/v1/messages", messagesBody("auto/thrifty"));
+    await untilWaiting(harness, 1);
+    expect(bed.fakes.router.completionHits()).toHaveLength(0);
+    const laterMs = resetMs + 3_600_000;
+    bed.fakes.plan.script([claudeRateLimited({ resetAtSec: laterMs / 1000, retryAfterSec: 3600 })]);
+    harness.clock.set(resetMs + 250);
+    const climbed = await held;
+    expect(climbed.status).toBe(200);
+    expect(climbed.headers.get("x-planfirst-rung")).toBe("cheap");
+    expect(Number(climbed.headers.get(WAITED))).toBeGreaterThanOrEqual(5_250);
+    expect(bed.fakes.router.completionHits()).toHaveLength(1);
+    const metrics = await (await fetch(`${harness.url}/metrics`)).text();
+    expect(metrics).toContain(
+      'planfirst_waits_total{connection="claude-plan",outcome="climbed"} 1',
+    );
+  });
+
   it("WAIT2: auto/thrifty still uses a keyless rung at once when one serves, and climbs at once when the plan is back only after its wait", async () => {
     const keyless = { ...KEYLESS, baseUrl: bed.fakes.local.url };
     const harness = await bed.start({

@@ -1,3 +1,4 @@
+import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { SubscriptionLadderConfig } from "../config/schema";
 import type { GatewayDeps } from "../deps";
 import { GatewayError } from "../errors";
@@ -194,7 +195,9 @@ async function holdUntilAnswered(
           const waitedMs = deps.now() - startedMs;
           outcome.headers[WAITED_MS_HEADER] = String(waitedMs);
           if (request.trace) request.trace.waitedMs = waitedMs;
-          const climbed = !mayWait && resolution.grouping === "thrifty";
+          // Served by a paid rung after all: the plan did not come back in time (WAIT5).
+          const rung = outcome.headers[RECEIPT_HEADERS.rung];
+          const climbed = rung !== undefined && isPaidRung(rung);
           deps.metrics.observeWait(waitedFor, climbed ? "climbed" : "served", waitedMs);
         }
         return outcome;
