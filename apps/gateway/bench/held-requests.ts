@@ -7,15 +7,16 @@ import autocannon from "autocannon";
 import { type Child, cpuMicros, startChild, stopChild } from "./children";
 
 // Held-requests benchmark (ladder.md §16): one gateway holds BENCH_HELD_WAITERS (default 1,000)
-// `auto/subscription` requests waiting for a z.ai plan that is out for nine minutes, each on its own
-// socket, while autocannon measures another path of the same gateway (a keyless model on the
-// instant upstream, non-stream, 32 connections), after 5,000 requests of warm-up. Each round measures that path with no waiter
-// and with the waiters held (in turn first), then lets them go; BENCH_ROUNDS rounds (default 3),
-// BENCH_DURATION_S seconds per measurement (default 4). Also: how long the gateway took to hold
-// them all, and the CPU it spends holding them with no other traffic (its lines look at the plan
-// at most twice a second). Run alone: `npx tsx --conditions=@planfirst/source
-// bench/held-requests.ts` from apps/gateway (BENCH_HELD_WAITERS=200 BENCH_DURATION_S=2
-// BENCH_ROUNDS=1 for a short run); `pnpm bench` runs it last unless BENCH_HELD=0.
+// `auto/subscription` requests waiting for a z.ai plan that is out for nine minutes, each on its
+// own socket, while autocannon measures another path of the same gateway (a keyless model on the
+// instant upstream, non-stream, 32 connections), after 5,000 requests of warm-up. Each round
+// measures that path with no waiter and with the waiters held (in turn first), then lets them go;
+// BENCH_ROUNDS rounds (default 3), BENCH_DURATION_S seconds per measurement (default 4). Also:
+// how long the gateway took to hold them all, the CPU it spends holding them with no other
+// traffic (its lines look at the plan at most twice a second), and its heap after GC with and
+// without them. Run alone from apps/gateway: `npx tsx --conditions=@planfirst/source
+// bench/held-requests.ts` (BENCH_HELD_WAITERS=200 BENCH_DURATION_S=2 BENCH_ROUNDS=1 for a short
+// run); `pnpm bench` runs it last unless BENCH_HELD=0.
 
 /** What {@link benchHeldRequests} measures with. */
 export interface HeldBenchOptions {
@@ -54,7 +55,7 @@ interface Sample {
 
 /** Runs the held-requests benchmark against a gateway child of its own and prints one table. */
 export async function benchHeldRequests(options: HeldBenchOptions): Promise<void> {
-  const gateway = await startChild(["held-gateway", options.upstreamUrl]);
+  const gateway = await startChild(["held-gateway", options.upstreamUrl], ["--expose-gc"]);
   try {
     const refused = await postJson(gateway.url, WAITING_BODY, { "x-planfirst-max-wait": "0" });
     if (refused !== 429) throw new Error(`the plan should be out (429), it answered ${refused}`);
@@ -63,10 +64,12 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
     const withHeld: Sample[] = [];
     const holdMs: number[] = [];
     const idleCpuMs: number[] = [];
+    const heapBytes = { without: [] as number[], held: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
       // Every other round measures with the waiters first: a machine that slows down over the
       // run does not land on one side only.
       if (round % 2 === 0) without.push(await measure(gateway, options.durationS));
+      heapBytes.without.push(await heapAfterGc(gateway));
       const startedAt = performance.now();
       const held = holdRequests(gateway.url, options.waiters);
       await untilWaiting(gateway.url, options.waiters);
@@ -75,6 +78,7 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
       const after = await cpuMicros(gateway);
       idleCpuMs.push((after.cpu - before.cpu) / 1000 / (IDLE_MS / 1000));
+      heapBytes.held.push(await heapAfterGc(gateway));
       withHeld.push(await measure(gateway, options.durationS));
       held.release();
       await untilWaiting(gateway.url, 0);
@@ -114,9 +118,24 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
       `holding ${options.waiters.toLocaleString("en-US")} took ${median(holdMs).toFixed(0)} ms; ` +
         `holding them with no other traffic cost ${median(idleCpuMs).toFixed(1)} ms of CPU per second`,
     );
+    const heldKb = (median(heapBytes.held) - median(heapBytes.without)) / 1024;
+    console.log(
+      `heap after GC: ${(median(heapBytes.without) / 1048576).toFixed(1)} MB with none waiting, ` +
+        `${(median(heapBytes.held) / 1048576).toFixed(1)} MB with them ` +
+        `(${(heldKb / options.waiters).toFixed(1)} KB per held request)`,
+    );
   } finally {
     await stopChild(gateway);
   }
+}
+
+/** The gateway's live heap after a full collection, in bytes. */
+async function heapAfterGc(gateway: Child): Promise<number> {
+  const report = await gateway.ask({ type: "memory" });
+  if (report.type !== "memory" || report.heapUsedAfterGcBytes === null) {
+    throw new Error("the gateway did not report its heap after GC");
+  }
+  return report.heapUsedAfterGcBytes;
 }
 
 async function measure(gateway: Child, durationS: number): Promise<Sample> {
