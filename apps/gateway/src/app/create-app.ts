@@ -9,11 +9,13 @@ import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
+import { createStatusFeed } from "../status/status-feed";
 import { createStatusTracker, type StatusTracker } from "../status/status-tracker";
 import type { AppContext, GatewayEnv } from "./app-context";
 import { authenticate } from "./auth/authenticate";
 import { createClientKeyVerifier } from "./auth/client-keys";
 import { errorReply } from "./on-error";
+import { adminRoutes } from "./routes/admin";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { completionNodeHandler } from "./routes/completions";
 import { countTokensRoutes } from "./routes/count-tokens";
@@ -31,6 +33,11 @@ export interface GatewayApp {
   /** The Hono app; pass `app.fetch` to `serve()` or call `app.request()` in tests. */
   readonly hono: Hono<GatewayEnv>;
   readonly context: AppContext;
+  /**
+   * Stops what the app runs by itself: the status feed's timer; its open event streams end,
+   * and the pages behind them reconnect (to whatever app then serves).
+   */
+  close(): void;
 }
 
 /**
@@ -63,6 +70,7 @@ export function buildGatewayApp(
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const context: AppContext = { deps, table, dispatcher, verifier, status };
+  const feed = createStatusFeed(context, status);
 
   const hono = new Hono<GatewayEnv>();
   hono.use(refuseWebSocketHandshakes(deps.logger));
@@ -81,7 +89,8 @@ export function buildGatewayApp(
   hono.route("/", responsesRoutes(context));
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
-  hono.route("/", statusRoutes(context));
+  hono.route("/", statusRoutes(context, feed));
+  hono.route("/", adminRoutes(context));
 
   hono.notFound((c) => {
     const error = new GatewayError({
@@ -97,7 +106,7 @@ export function buildGatewayApp(
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
-  return { hono, context };
+  return { hono, context, close: () => feed.close() };
 }
 
 /** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */

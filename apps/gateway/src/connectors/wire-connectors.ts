@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ResolvedSecrets } from "../config/secrets";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
@@ -19,7 +20,9 @@ export interface WiredConnectors {
 /**
  * Builds one connector per enabled connection (`registry.create(spec, { persistence, now })`).
  * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
- * `planfirst check` names the problem, as for an unset credential variable.
+ * `planfirst check` names the problem, as for an unset credential variable. With `reuse` (the
+ * connectors a running gateway wired before a reload), a connection whose spec is unchanged
+ * keeps its connector object, so its token, refresh and project state carry over.
  */
 export function wireConnectors(
   secrets: ResolvedSecrets,
@@ -27,6 +30,7 @@ export function wireConnectors(
     persistence: CredentialPersistence;
     now: () => number;
     registry?: ConnectorRegistry;
+    reuse?: WiredConnectors;
   },
 ): WiredConnectors {
   const registry = options.registry ?? createConnectorRegistry();
@@ -40,6 +44,11 @@ export function wireConnectors(
     warnings.push(`connection ${id} is disabled: ${reason}`);
   };
   for (const [id, spec] of secrets.specs ?? []) {
+    const kept = options.reuse?.connectors.get(id);
+    if (kept && isDeepStrictEqual(options.reuse?.secrets.specs?.get(id), spec)) {
+      connectors.set(id, kept);
+      continue;
+    }
     let connector: UpstreamConnector;
     try {
       connector = registry.create(spec, { persistence: options.persistence, now: options.now });

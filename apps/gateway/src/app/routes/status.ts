@@ -4,7 +4,7 @@ import { streamSSE } from "hono/streaming";
 import { GatewayError } from "../../errors";
 import { statusSnapshot } from "../../status/gateway-status";
 import { CHART_SPAN_MS } from "../../status/status-charts";
-import { createStatusFeed, type StatusPush } from "../../status/status-feed";
+import type { StatusFeed, StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
 import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
 import {
@@ -39,12 +39,11 @@ export function isStatusPath(path: string): boolean {
  * presented), `HEAD /` (bare 200, no key: clients probe it), `POST /status/login` (form field
  * `key`; sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`),
  * `POST /status/logout`, `GET /v1/status` (JSON, read by the CLI), `GET /v1/status/events`
- * (server-sent events: `status` on each change, comments as heartbeat) and
- * `GET /v1/status/history` (the last 24 h of five-minute buckets).
+ * (server-sent events from `feed`: `status` on each change, comments as heartbeat; the stream
+ * ends when the feed closes) and `GET /v1/status/history` (the last 24 h of five-minute buckets).
  */
-export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
+export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv> {
   const sessions = createStatusSessions(app.deps.secrets.clientKeys);
-  const feed = createStatusFeed(app, app.status);
 
   function clientOf(c: Context<GatewayEnv>): ClientIdentity | null {
     const viaKey = app.verifier.verify(c.req.header("authorization"), c.req.header("x-api-key"));
@@ -156,6 +155,9 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
           heartbeat() {
             queue.push(": heartbeat\n\n");
             void drain();
+          },
+          end() {
+            wake?.();
           },
         });
         stream.onAbort(() => wake?.());
