@@ -139,7 +139,7 @@ describe("planfirst serve and SIGHUP", () => {
       text.replace('"storage":{"driver":"memory"}', '"storage":{"driver":"sqlite"}'),
     );
     child.kill("SIGHUP");
-    await waitForOutput(child, /storage\.driver changes need a restart/, 15_000, "stderr");
+    await waitForOutput(child, /storage\.driver: changes need a restart/, 15_000, "stderr");
     expect(await models(url)).toContain("glm-4.6");
 
     child.kill("SIGTERM");
@@ -148,7 +148,7 @@ describe("planfirst serve and SIGHUP", () => {
     expect(run.stderr).toContain(
       `SIGHUP: configuration not reloaded: configuration in ${file} not applied`,
     );
-    expect(run.stderr).toContain("storage.driver: storage.driver changes need a restart");
+    expect(run.stderr).toContain("storage.driver: changes need a restart");
     expectNoSecret(run.stdout + run.stderr);
   });
 });

@@ -31,7 +31,7 @@ export function restartOnlyChanges(running: GatewayConfig, next: GatewayConfig):
     if (isDeepStrictEqual(valueAt(running, path), valueAt(next, path))) continue;
     problems.push({
       path,
-      message: `${path} changes need a restart; the running gateway keeps its current value`,
+      message: "changes need a restart; the running gateway keeps its current value",
     });
   }
   return problems;
