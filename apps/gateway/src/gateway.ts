@@ -84,7 +84,10 @@ export interface Gateway {
   readonly app: Hono<GatewayEnv>;
   readonly context: AppContext;
   readonly deps: GatewayDeps;
-  /** Warnings of the configuration served (connections disabled because their credential is unset, …). */
+  /**
+   * Warnings of the configuration served (connections disabled because their credential is
+   * unset, …).
+   */
   readonly warnings: readonly string[];
   /**
    * The Node `request` listener to serve with (`http.createServer(gateway.listener)`): each
@@ -108,7 +111,10 @@ export interface Gateway {
    * way. Reloads run one at a time. Never rejects.
    */
   reload(config?: GatewayConfig): Promise<ReloadOutcome>;
-  /** Stops pollers and the file watch, closes the upstream pool, flushes the spend ledger and closes the stores. */
+  /**
+   * Stops pollers and the file watch, closes the upstream pool, flushes the spend ledger and
+   * closes the stores.
+   */
   close(): Promise<void>;
 }
 
@@ -247,8 +253,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
         );
       }
     } catch (error) {
-      if (!ConfigError.isInstance(error)) throw error;
-      return refused(headline(error), error.problems);
+      return refused(...whatFailed(error));
     }
     const problems = restartOnlyChanges(current.config, next);
     const keyless = keylessListenProblem(listenHost, next);
@@ -260,9 +265,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     try {
       generation = buildGeneration(current.number + 1, next, shared, current);
     } catch (error) {
-      if (ConfigError.isInstance(error)) return refused(headline(error), error.problems);
-      const message = error instanceof Error ? error.message : String(error);
-      return refused("the configuration could not be applied", [{ path: "", message }]);
+      return refused(...whatFailed(error));
     }
     const previous = current;
     current = generation;
@@ -328,9 +331,16 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   };
 }
 
-/** The first line of a `ConfigError`'s message (its problems are listed apart). */
-function headline(error: ConfigError): string {
-  return error.message.split("\n", 1)[0] ?? error.message;
+/**
+ * The headline and problems of a failed reload: a `ConfigError`'s first line (its problems are
+ * listed apart), or any other error's message as the one problem, so a reload never rejects.
+ */
+function whatFailed(error: unknown): [message: string, problems: GatewayProblem[]] {
+  if (ConfigError.isInstance(error)) {
+    return [error.message.split("\n", 1)[0] ?? error.message, error.problems];
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return ["the configuration could not be applied", [{ path: "", message }]];
 }
 
 /** Connections the next config adds, removes or changes (any field), each in config order. */
