@@ -15,6 +15,11 @@ export interface AttemptRecord {
   outcome: string;
   /** Upstream HTTP status, when there was a response. */
   status?: number;
+  /**
+   * The problem in words when the upstream named it (a misconfigured connection: "Copilot
+   * refused the request: missing Editor-Version header"); never carries a credential.
+   */
+  reason?: string;
 }
 
 /**

@@ -25,6 +25,7 @@ import { restartOnlyChanges } from "./config/restart-only";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv as SecretEnv } from "./config/secrets";
 import { watchConfigFile } from "./config/watch-config-file";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
 import { ConfigError, type GatewayProblem } from "./errors";
@@ -68,6 +69,11 @@ export interface CreateGatewayOptions {
    * poll only once a reset has passed, through the same scheduler. Default true.
    */
   resetTimers?: boolean;
+  /**
+   * How a plan login's account setup is polled (Code Assist onboarding of a login that never
+   * set it up). Default every 5 000 ms, at most 12 times.
+   */
+  onboardingPoll?: OnboardingPoll;
   /**
    * Quiet time after the last change to the config file before it is re-read, in ms, when
    * `server.reloadOnChange` is on. Default 250.
@@ -160,6 +166,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     spendStore: stores.spend,
     cooldowns,
     credentialStore,
+    ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
     statusTracker,
     scheduler,
     resetTimers: options.resetTimers !== false,

@@ -14,6 +14,7 @@ import { buildGatewayApp, nodeFastPaths } from "./app/create-app";
 import type { ReloadOutcome } from "./config/reload-outcome";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import type { CredentialPersistence } from "./connectors/credential-persistence";
 import { type WiredConnectors, wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
@@ -44,6 +45,8 @@ export interface SharedParts {
   readonly cooldowns: CooldownBook;
   /** Refreshed tokens of plan logins. */
   readonly credentialStore: CredentialPersistence;
+  /** How a plan login's account setup is polled; default the connector's. */
+  readonly onboardingPoll?: OnboardingPoll;
   readonly statusTracker: StatusTracker;
   /** Usage polls: single flight and minimum interval per connection, across generations. */
   readonly scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">;
@@ -111,6 +114,7 @@ export function buildGeneration(
   const wired = wireConnectors(resolveSecrets(config, shared.env), {
     persistence: shared.credentialStore,
     now,
+    onboardingPoll: shared.onboardingPoll,
     ...(previous ? { reuse: previous.wired } : {}),
   });
   const { secrets, connectors } = wired;

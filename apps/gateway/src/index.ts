@@ -34,6 +34,7 @@ export {
   createConnectorRegistry,
   createSqliteCredentialPersistence,
   jwtExpiryMs,
+  type OnboardingPoll,
   type SqliteCredentialPersistence,
   type StoredCredential,
   type UpstreamConnector,

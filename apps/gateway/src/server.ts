@@ -8,6 +8,7 @@ import { loadConfigFile } from "./config/load-config";
 import type { ReloadOutcome } from "./config/reload-outcome";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { ConfigError } from "./errors";
 import { createGateway, type Gateway } from "./gateway";
 
@@ -45,6 +46,8 @@ export interface StartServerOptions {
   pollUsage?: boolean;
   /** Random delay before each usage poll, in ms. Default 2 000. */
   usagePollJitterMs?: number;
+  /** How a plan login's account setup is polled; see `CreateGatewayOptions.onboardingPoll`. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A listening gateway. */
@@ -104,6 +107,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger: options.logger,
     pollUsage: options.pollUsage,
     usagePollJitterMs: options.usagePollJitterMs,
+    onboardingPoll: options.onboardingPoll,
   });
   await gateway.ready();
   // No `upgrade` listener, on purpose: without one, Node hands a request carrying `Upgrade` to

@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
+import type { OnboardingPoll } from "../src/connectors/connector-spec";
 import { createLogger } from "../src/observability/logger";
 import { type RunningServer, startServer } from "../src/server";
 
@@ -76,6 +77,8 @@ export interface HarnessOptions {
    * from the config in memory, so a reload re-reads it. Default false.
    */
   configFile?: boolean;
+  /** How account setups are polled (Code Assist onboarding); default the gateway's. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /**
@@ -121,6 +124,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     print: () => undefined,
     pollUsage: false,
     usagePollJitterMs: 0,
+    onboardingPoll: options.onboardingPoll,
   });
   return {
     server,

@@ -33,3 +33,10 @@ export function anthropicRequestId(): string {
 export function responsesId(prefix: "resp_" | "msg_"): string {
   return `${prefix}${randomBytes(24).toString("hex")}`;
 }
+
+/** A GitHub-style `x-github-request-id`: five colon-separated upper-case hex groups. */
+export function githubRequestId(): string {
+  return [4, 4, 6, 6, 8]
+    .map((length) => randomBytes(length).toString("hex").slice(0, length).toUpperCase())
+    .join(":");
+}

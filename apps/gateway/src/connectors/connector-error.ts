@@ -8,13 +8,16 @@ const MARKER = Symbol.for("planfirst.error.ConnectorError");
  * - `credential_missing`: a credential the connector needs is not set.
  * - `credential_refresh_failed`: the token endpoint refused or could not be reached.
  * - `endpoint_discovery_failed`: the provider did not tell us where to send inference.
+ * - `account_setup_failed`: the provider account could not be set up to serve (Code Assist
+ *   onboarding refused, not done in time, or a tier needing a project of the user's own).
  */
 export type ConnectorErrorCode =
   | "unknown_provider"
   | "invalid_connector_config"
   | "credential_missing"
   | "credential_refresh_failed"
-  | "endpoint_discovery_failed";
+  | "endpoint_discovery_failed"
+  | "account_setup_failed";
 
 /**
  * An error of a plan connector. Names the connection, never carries a credential: messages are

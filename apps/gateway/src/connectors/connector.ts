@@ -1,4 +1,5 @@
 import type { QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
+import packageJson from "../../package.json" with { type: "json" };
 
 /** The wire a connector speaks upstream. */
 export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
@@ -107,8 +108,12 @@ export interface UpstreamConnector {
   billsAfterWindow(): boolean | null;
 }
 
-/** planfirst's own User-Agent, sent when the client did not identify itself. */
-export const PLANFIRST_USER_AGENT = "planfirst-gateway/0.1";
+/**
+ * planfirst's own identity to a provider, `planfirst/<version>` with the gateway's package.json
+ * version (bundled at build time): the User-Agent when the client did not identify itself, and
+ * wherever a provider asks the caller to name its software (Copilot's `Editor-Version`).
+ */
+export const PLANFIRST_USER_AGENT = `planfirst/${packageJson.version}`;
 
 /**
  * Identification headers for an upstream call: the client's own `user-agent` and the listed

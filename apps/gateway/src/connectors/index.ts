@@ -38,6 +38,7 @@ export {
   type ConnectorDeps,
   type ConnectorSpec,
   connectorSpecSchema,
+  type OnboardingPoll,
   type RefreshableCredentialSpec,
   refreshableCredentialSpecSchema,
 } from "./connector-spec";
@@ -67,6 +68,7 @@ export {
   exchangeCopilotToken,
 } from "./github-copilot/copilot-token-exchange";
 export {
+  COPILOT_DEFAULT_INTEGRATION_ID,
   COPILOT_DEFAULT_USER_URL,
   COPILOT_REFRESH_SKEW_MS,
   createGithubCopilotConnector,

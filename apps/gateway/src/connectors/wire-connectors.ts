@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { ResolvedSecrets } from "../config/secrets";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
+import type { OnboardingPoll } from "./connector-spec";
 import type { CredentialPersistence } from "./credential-persistence";
 import { type ConnectorRegistry, createConnectorRegistry } from "./registry";
 
@@ -18,7 +19,7 @@ export interface WiredConnectors {
 }
 
 /**
- * Builds one connector per enabled connection (`registry.create(spec, { persistence, now })`).
+ * Builds one connector per enabled connection (`registry.create(spec, deps)`).
  * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
  * `planfirst check` names the problem, as for an unset credential variable. With `reuse` (the
  * connectors a running gateway wired before a reload), a connection whose spec is unchanged
@@ -30,6 +31,8 @@ export function wireConnectors(
     persistence: CredentialPersistence;
     now: () => number;
     registry?: ConnectorRegistry;
+    /** How account setups are polled (Code Assist onboarding); default the connector's. */
+    onboardingPoll?: OnboardingPoll;
     reuse?: WiredConnectors;
   },
 ): WiredConnectors {
@@ -51,7 +54,11 @@ export function wireConnectors(
     }
     let connector: UpstreamConnector;
     try {
-      connector = registry.create(spec, { persistence: options.persistence, now: options.now });
+      connector = registry.create(spec, {
+        persistence: options.persistence,
+        now: options.now,
+        ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
+      });
     } catch (error) {
       if (!ConnectorError.isInstance(error)) throw error;
       disable(id, error.message);

@@ -2,7 +2,7 @@ import type { LadderOptions } from "@planfirst/subscription-ladder";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
-import type { PoolLiveState } from "../routing/exclusions";
+import { cooldownReasonOf, type PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
@@ -46,6 +46,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
     isCoolingDown: (connectionId, model) => cooldowns.isCoolingDown(connectionId, model),
     cooldownUntil: (connectionId, model) => cooldowns.cooldownUntil(connectionId, model),
+    cooldownReason: (connectionId, model) =>
+      cooldownReasonOf(cooldowns.activeCooldowns(connectionId), model),
     ...planSignals(deps, ladderOptions, deps.config.subscriptionLadder.maxStateAgeMs),
   };
   const explainSource: ExplainSource = { table, ladderOptions, live, now };

@@ -16,14 +16,21 @@ export function isClientFault(status: number): boolean {
   return RETURN_TO_CLIENT.has(status);
 }
 
+/** Failure kinds that say a 4xx is about the connection, not the client's request. */
+const CONNECTION_FAULTS: ReadonlySet<UpstreamFailure["kind"]> = new Set([
+  "money_refusal",
+  "misconfigured",
+]);
+
 /**
  * True when an upstream answer goes back to the client as its own fault: a client-fault status
- * that the parser did not read as a money refusal. A Claude 400 "Third-party apps now draw from
- * your extra usage…" says this connection would bill, not that the request is wrong (E4): the
- * request falls through to the next target instead.
+ * that the parser did not read as the connection's own problem. A Claude 400 "Third-party apps
+ * now draw from your extra usage…" says this connection would bill (E4); a Copilot 400 "missing
+ * Editor-Version header" says the connection is set up wrong. Neither says the request is wrong:
+ * the request falls through to the next target instead.
  */
 export function isClientFaultAnswer(status: number, failure: UpstreamFailure | undefined): boolean {
-  return isClientFault(status) && failure?.kind !== "money_refusal";
+  return isClientFault(status) && (failure === undefined || !CONNECTION_FAULTS.has(failure.kind));
 }
 
 /**
