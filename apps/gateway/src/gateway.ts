@@ -33,6 +33,8 @@ import { buildGeneration, type Generation, type SharedParts } from "./generation
 import type { NodeListener } from "./http/node-listener";
 import { createLogger } from "./observability/logger";
 import { createMetrics } from "./observability/metrics";
+import { createRequestLog } from "./observability/request-log/request-log";
+import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
 import { statusLevels } from "./status/gateway-status";
 import { historyStoreFor } from "./status/history-store-for";
 import { createStatusTracker } from "./status/status-tracker";
@@ -148,6 +150,18 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     now,
     onError: (error) => logger.warn({ err: error }, "status history write failed"),
   });
+  // The log keeps its queue and its store across reloads: `server.requestLog` is restart-only.
+  const logSettings = options.config.server.requestLog;
+  const requestLog = createRequestLog({
+    store: logSettings.enabled
+      ? requestLogStoreFor(options.config.storage, logSettings.maxRecords)
+      : null,
+    now,
+    maxRecords: logSettings.maxRecords,
+    maxAgeDays: logSettings.maxAgeDays,
+    onDropped: (count) => metrics.countRequestLogDropped(count),
+    onError: (error) => logger.warn({ err: error }, "request log write failed"),
+  });
   // Shared across generations, so a reload never re-polls a connection polled a moment ago.
   const scheduler = createRefreshScheduler({
     cache: { needsRefresh: (ids) => current.quotaCache.needsRefresh(ids) },
@@ -168,6 +182,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     credentialStore,
     ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
     statusTracker,
+    requestLog,
     scheduler,
     resetTimers: options.resetTimers !== false,
     reload: () => reload(),
@@ -330,6 +345,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       });
       await Promise.allSettled([
         statusTracker.close(),
+        requestLog.close(),
         stores.quota.close(),
         stores.spend.close?.(),
         credentialStore.close(),

@@ -20,6 +20,7 @@ import { type WiredConnectors, wireConnectors } from "./connectors/wire-connecto
 import type { GatewayDeps } from "./deps";
 import { createNodeListener } from "./http/node-listener";
 import type { GatewayMetrics } from "./observability/metrics";
+import type { RequestLog } from "./observability/request-log/request-log";
 import { startPlanRefresh } from "./pollers/start-plan-refresh";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import type { StatusTracker } from "./status/status-tracker";
@@ -27,9 +28,9 @@ import type { UpstreamClient } from "./upstream";
 
 /**
  * What every generation of one gateway shares: the parts that hold state which must outlive a
- * reload (quota readings, cooldowns, evidence, spend, tokens, the status history, the usage-poll
- * schedule, the upstream sockets, the metrics), and the process-wide clock, logger and
- * environment. Everything built from the config belongs to a generation instead.
+ * reload (quota readings, cooldowns, evidence, spend, tokens, the status history, the request
+ * log, the usage-poll schedule, the upstream sockets, the metrics), and the process-wide clock,
+ * logger and environment. Everything built from the config belongs to a generation instead.
  */
 export interface SharedParts {
   /** Where `env:NAME` references are read. */
@@ -48,6 +49,8 @@ export interface SharedParts {
   /** How a plan login's account setup is polled; default the connector's. */
   readonly onboardingPoll?: OnboardingPoll;
   readonly statusTracker: StatusTracker;
+  /** One record per request, queued and written off the request path. */
+  readonly requestLog: RequestLog;
   /** Usage polls: single flight and minimum interval per connection, across generations. */
   readonly scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">;
   /** Refresh plan readings at each known window reset (S2a). */
@@ -150,7 +153,10 @@ export function buildGeneration(
     connectors,
     reload: shared.reload,
   };
-  const built = buildGatewayApp(deps, { statusTracker: shared.statusTracker });
+  const built = buildGatewayApp(deps, {
+    statusTracker: shared.statusTracker,
+    requestLog: shared.requestLog,
+  });
   const { table } = built.context;
   const polled = polledConnectionIds(table.connections, connectors);
   const pollUsage = createUsagePoller({

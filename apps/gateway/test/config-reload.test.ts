@@ -307,6 +307,7 @@ describe("config reload", () => {
     };
     document.storage.path = `${document.storage.path}.moved`;
     document.server.requestTimeoutMs = 5_000;
+    document.server.requestLog = { maxRecords: 10 };
     writeFileSync(harness.configPath!, JSON.stringify(document));
 
     const outcome = await harness.server.reload();
@@ -316,6 +317,10 @@ describe("config reload", () => {
       generation: 1,
       problems: [
         { path: "server.requestTimeoutMs", message: expect.stringContaining("need a restart") },
+        {
+          path: "server.requestLog.maxRecords",
+          message: expect.stringContaining("need a restart"),
+        },
         { path: "storage.path", message: expect.stringContaining("need a restart") },
       ],
     });

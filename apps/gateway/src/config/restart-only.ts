@@ -4,15 +4,18 @@ import type { GatewayConfig } from "./schema";
 
 /**
  * The settings a running gateway reads once and cannot change without a restart: where the
- * server listens and how its sockets time out (the listener is built with them), and every
- * storage setting (the stores are opened with them, and everything kept across a reload lives
- * in them).
+ * server listens and how its sockets time out (the listener is built with them), the request
+ * log's (its queue and store are kept across reloads), and every storage setting (the stores
+ * are opened with them, and everything kept across a reload lives in them).
  */
 export const RESTART_ONLY_SETTINGS: readonly string[] = [
   "server.host",
   "server.port",
   "server.headersTimeoutMs",
   "server.requestTimeoutMs",
+  "server.requestLog.enabled",
+  "server.requestLog.maxRecords",
+  "server.requestLog.maxAgeDays",
   "storage.driver",
   "storage.path",
   "storage.url",
