@@ -86,8 +86,6 @@ export interface Generation {
   pollUsage(connectionId: string): Promise<void>;
   /** Answers one request; it counts as in flight until its response closes. */
   serve(incoming: IncomingMessage, outgoing: ServerResponse): void;
-  /** Requests answered by this generation whose response has not closed yet. */
-  readonly inFlight: number;
   /**
    * Puts the generation in service once it is the one serving: wires `deps.planRefresh` to the
    * shared scheduler and starts the reset timers. Before it, no timer of the generation runs.
@@ -200,9 +198,6 @@ export function buildGeneration(
       inFlight++;
       outgoing.on("close", leave);
       listener(incoming, outgoing);
-    },
-    get inFlight() {
-      return inFlight;
     },
     start() {
       planRefresh ??= startPlanRefresh(deps, table, shared.scheduler, polled, {
