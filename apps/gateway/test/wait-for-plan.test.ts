@@ -421,6 +421,28 @@ describe("waiting for the plan (ladder.md §16)", () => {
     expect((await held).status).toBe(200);
   });
 
+  it("WAIT3: a request waiting through a config reload keeps waiting on the configuration it arrived on, and is served after the reset", async () => {
+    const harness = await bed.start({ config: config(), env: TEST_ENV });
+    const resetMs = await exhaustPlan(harness, 5_000);
+    bed.fakes.plan.script(() => planBack(harness));
+    const before = strict(harness, { [WAIT]: "30" });
+    await untilWaiting(harness, 1);
+    const gateway = harness.server.gateway;
+    const { config: current } = gateway.deps;
+    const outcome = await gateway.reload({
+      ...current,
+      subscriptionLadder: { ...current.subscriptionLadder, maxWaiting: 10 },
+    });
+    expect(outcome.reloaded).toBe(true);
+    const after = strict(harness, { [WAIT]: "30" });
+    await untilWaiting(harness, 1);
+    harness.clock.set(resetMs + 250);
+    const [first, second] = await Promise.all([before, after]);
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(first.headers.get("x-planfirst-connection")).toBe("claude-plan");
+  });
+
   it("WAIT7: the status page shows the requests waiting for a plan and the reset they wait for", async () => {
     const harness = await bed.start({ config: config(), env: TEST_ENV });
     const resetMs = await exhaustPlan(harness, 60_000);
