@@ -63,22 +63,22 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
     const without: Sample[] = [];
     const withHeld: Sample[] = [];
     const holdMs: number[] = [];
-    const idleCpuMs: number[] = [];
+    const idle = { without: [] as IdleCost[], held: [] as IdleCost[] };
     const heapBytes = { without: [] as number[], held: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
       // Every other round measures with the waiters first: a machine that slows down over the
       // run does not land on one side only.
       if (round % 2 === 0) without.push(await measure(gateway, options.durationS));
       heapBytes.without.push(await heapAfterGc(gateway));
+      idle.without.push(await idleCost(gateway));
       const startedAt = performance.now();
       const held = holdRequests(gateway.url, options.waiters);
       await untilWaiting(gateway.url, options.waiters);
       holdMs.push(performance.now() - startedAt);
-      const before = await cpuMicros(gateway);
-      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-      const after = await cpuMicros(gateway);
-      idleCpuMs.push((after.cpu - before.cpu) / 1000 / (IDLE_MS / 1000));
+      // After a full collection on both sides: the CPU of holding, not of collecting the
+      // garbage the arrivals left.
       heapBytes.held.push(await heapAfterGc(gateway));
+      idle.held.push(await idleCost(gateway));
       withHeld.push(await measure(gateway, options.durationS));
       held.release();
       await untilWaiting(gateway.url, 0);
@@ -116,7 +116,8 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
     );
     console.log(
       `holding ${options.waiters.toLocaleString("en-US")} took ${median(holdMs).toFixed(0)} ms; ` +
-        `holding them with no other traffic cost ${median(idleCpuMs).toFixed(1)} ms of CPU per second`,
+        `with no other traffic, per second: ${describeIdle(idle.held)} holding them, ` +
+        `${describeIdle(idle.without)} with none waiting`,
     );
     const heldKb = (median(heapBytes.held) - median(heapBytes.without)) / 1024;
     console.log(
@@ -127,6 +128,29 @@ export async function benchHeldRequests(options: HeldBenchOptions): Promise<void
   } finally {
     await stopChild(gateway);
   }
+}
+
+/** What the gateway spends with no traffic, per second: CPU (every thread) and main-loop time. */
+interface IdleCost {
+  cpuMs: number;
+  loopMs: number;
+}
+
+async function idleCost(gateway: Child): Promise<IdleCost> {
+  const before = await cpuMicros(gateway);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const after = await cpuMicros(gateway);
+  const seconds = IDLE_MS / 1000;
+  return {
+    cpuMs: (after.cpu - before.cpu) / 1000 / seconds,
+    loopMs: (after.loop - before.loop) / 1000 / seconds,
+  };
+}
+
+function describeIdle(costs: IdleCost[]): string {
+  const cpu = median(costs.map((cost) => cost.cpuMs)).toFixed(1);
+  const loop = median(costs.map((cost) => cost.loopMs)).toFixed(1);
+  return `${cpu} ms of CPU (${loop} ms of it on the event loop)`;
 }
 
 /** The gateway's live heap after a full collection, in bytes. */
