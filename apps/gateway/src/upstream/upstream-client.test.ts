@@ -104,6 +104,45 @@ describe("createUpstreamClient", () => {
     }
   });
 
+  it("does not count a wait for a free socket toward firstByteTimeoutMs", async () => {
+    // One socket: the second stream waits for the first to end (~400 ms), far past its 150 ms
+    // first-byte wait, yet its own upstream answers at once once it has the socket.
+    const single = createUpstreamClient({ maxSockets: 1 });
+    upstream.script([{ stream: { chunks: ["a", "b", "c", "d", "e"], chunkDelayMs: 100 } }, {}]);
+    try {
+      const first = await single.send(request({ stream: true }));
+      const second = single.send(request({ stream: true }, { firstByteTimeoutMs: 150 }));
+      const firstText = await drain(first.chunks());
+      expect(firstText).toContain("[DONE]");
+      const response = await second;
+      expect(response.status).toBe(200);
+      expect(await drain(response.chunks())).toContain("[DONE]");
+      expect(upstream.hits[1]!.at - upstream.hits[0]!.at).toBeGreaterThanOrEqual(150);
+    } finally {
+      single.close();
+    }
+  });
+
+  it("opens a socket per concurrent call, past 64, with no cap of its own", async () => {
+    // 70 streams held open together: with a cap of 64 sockets the last six would wait.
+    let open = 0;
+    let release: () => void = () => undefined;
+    const allOpen = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    upstream.script(async () => {
+      open += 1;
+      if (open === 70) release();
+      await allOpen;
+      return {};
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 70 }, () => client.send(request({ stream: true }))),
+    );
+    for (const response of responses) expect(await drain(response.chunks())).toContain("[DONE]");
+    expect(new Set(upstream.hits.map((hit) => hit.remotePort)).size).toBe(70);
+  });
+
   it("rejects with timeout when headers do not arrive within timeoutMs, without the credential", async () => {
     upstream.script([{ delayMs: 1_000 }]);
     const error = await rejection(client.send(request({}, { timeoutMs: 100 })));

@@ -16,23 +16,27 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const MAX_CACHED_TARGETS = 256;
 
 /**
- * Creates the gateway's upstream client, on undici 7: per origin up to `maxSockets` undici
- * `Client`s of one socket each (see {@link OriginPool} for why not undici's `Pool`), each request
- * handed to `Client.dispatch()` with a handler of its own (no `Readable` per response). Clients
- * and parsed URLs are kept across calls; `close()` destroys them.
+ * Creates the gateway's upstream client, on undici 7: per origin as many undici `Client`s of one
+ * socket each as there are calls in flight (see {@link OriginPool} for why not undici's `Pool`),
+ * each request handed to `Client.dispatch()` with a handler of its own (no `Readable` per
+ * response). Clients and parsed URLs are kept across calls; `close()` destroys them.
  *
- * Options: `maxSockets` is the number of clients per origin (default 64). `keepAliveMsecs` is
- * the TCP keep-alive probe delay, passed as `connect.keepAliveInitialDelay` (default 1000).
- * undici closes a socket left idle longer than its keep-alive timeout (4 s, or the server's
- * `Keep-Alive: timeout` hint less 2 s).
+ * Options: `maxSockets` caps the clients per origin (default none: a gateway's concurrency is
+ * limited per connection by the operator, in the dispatcher, never by a hidden cap here; every
+ * Claude login and key shares one origin). `keepAliveMsecs` is the TCP keep-alive probe delay,
+ * passed as `connect.keepAliveInitialDelay` (default 1000). undici closes a socket left idle
+ * longer than its keep-alive timeout (4 s, or the server's `Keep-Alive: timeout` hint less 2 s).
  *
- * Timeouts are timers of this client (`timeoutMs` and `firstByteTimeoutMs` from the call until
- * the response headers, `idleTimeoutMs` while a reader waits for a chunk), and undici's own
+ * Timeouts are timers of this client (`timeoutMs` and `firstByteTimeoutMs` from the moment a
+ * socket's client takes the call until the response headers, the connect included;
+ * `idleTimeoutMs` while a reader waits for a chunk), and undici's own
  * `headersTimeout`/`bodyTimeout` are switched off (0): undici arms its header timer only once the
  * request is written (`resumeH1()` in lib/dispatcher/client-h1.js), so it would not count the
- * wait for a pooled socket or the connect that `timeoutMs` covers, and both of its timers run on
- * its "fast timer" clock (lib/util/timers.js), which ticks every ~500 ms and cannot keep a
- * 50 ms `firstByteTimeoutMs`. Its body timer, like ours, does not run while the body is paused.
+ * connect that `timeoutMs` covers, and both of its timers run on its "fast timer" clock
+ * (lib/util/timers.js), which ticks every ~500 ms and cannot keep a 50 ms `firstByteTimeoutMs`.
+ * Its body timer, like ours, does not run while the body is paused. A call waiting for a socket
+ * under `maxSockets` runs no header timer: that wait is this process's own, not the upstream
+ * being slow, and must not time the call out (nor, through the dispatcher, cool a connection).
  *
  * How the stale-socket rule is kept (read from undici 7.30.2):
  * - `pipelining: 1`, so a socket carries at most one written request.
@@ -61,7 +65,7 @@ const MAX_CACHED_TARGETS = 256;
  * header value.
  */
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
-  const maxSockets = options.maxSockets ?? 64;
+  const maxSockets = options.maxSockets ?? Number.POSITIVE_INFINITY;
   const clientOptions: Client.Options = {
     pipelining: 1,
     headersTimeout: 0,
@@ -142,15 +146,16 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
 }
 
 /**
- * The sockets of one origin: up to `maxSockets` undici `Client`s of one socket each, a request
- * of ours on each at most. undici's own `Pool` counts a `Client` busy until one `setImmediate`
+ * The sockets of one origin: undici `Client`s of one socket each (at most `maxSockets`), a
+ * request of ours on each at most. undici's own `Pool` counts a `Client` busy until one `setImmediate`
  * after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
  * `Pool`'s `kGetDispatcher` skips a client until its `drain`), so a call sent as soon as the
  * previous one finished opened a second socket and sequential calls alternated two. Here a
  * finished request frees its `Client` at once; the next request waits in that client's queue
  * for the turn undici wants, on the same socket. Free clients are taken last-in first-out, so the
- * busiest stay warm and idle ones age out under undici's keep-alive timeout. Calls beyond
- * `maxSockets` wait here, and one given up while waiting is dropped without reaching undici.
+ * busiest stay warm and idle ones age out under undici's keep-alive timeout. With a `maxSockets`
+ * set, calls beyond it wait here, their header timers not yet running, and one given up (its
+ * signal) while waiting is dropped without reaching undici.
  */
 class OriginPool {
   private readonly clients: Client[] = [];
@@ -252,7 +257,6 @@ function attempt(
       return;
     }
     const call = new UndiciCall(request, target, fresh === null, resolve, reject);
-    call.headerTimer = setTimeout(onHeaderTimeout, call.headerWaitMs, call);
     signal?.addEventListener("abort", call, { once: true });
     if (fresh) call.start(fresh, null);
     else target.pool.dispatch(call);
@@ -305,10 +309,15 @@ class UndiciCall implements Dispatcher.DispatchHandler {
     );
   }
 
-  /** Hands the request to `client`; `pool` gets the client back once undici is done with it. */
+  /**
+   * Hands the request to `client`; `pool` gets the client back once undici is done with it. The
+   * header wait starts here, not when the call was made: time spent waiting for a socket is not
+   * the upstream's.
+   */
   start(client: Client, pool: OriginPool | null): void {
     this.client = client;
     this.pool = pool;
+    this.headerTimer = setTimeout(onHeaderTimeout, this.headerWaitMs, this);
     const { request } = this;
     client.dispatch(
       {
