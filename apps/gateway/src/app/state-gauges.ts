@@ -3,10 +3,29 @@ import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and
- * window, spend and budget per paid rung in the current window.
+ * window, spend and budget per paid rung in the current window, and the slots in use and the
+ * requests waiting on each connection with `maxConcurrent`.
  */
 export function registerStateGauges(app: AppContext): void {
-  const { deps, table } = app;
+  const { deps, table, dispatcher } = app;
+  deps.metrics.registerGauge(
+    "planfirst_connection_in_flight",
+    "Requests holding a slot of a connection with maxConcurrent (a stream until it ends).",
+    () =>
+      [...dispatcher.slots.all()].map((limit) => ({
+        labels: { connection: limit.settings.id },
+        value: limit.inUse,
+      })),
+  );
+  deps.metrics.registerGauge(
+    "planfirst_connection_queued",
+    "Requests waiting in line for a slot of a connection at its maxConcurrent.",
+    () =>
+      [...dispatcher.slots.all()].map((limit) => ({
+        labels: { connection: limit.settings.id },
+        value: limit.queued,
+      })),
+  );
   deps.metrics.registerGauge(
     "planfirst_quota_remaining_percent",
     "Remaining quota per connection and window (0..100), from the freshest reading.",

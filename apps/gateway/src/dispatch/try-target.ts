@@ -8,6 +8,7 @@ import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "../u
 import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
+import type { ConnectionSlot, ConnectionSlots } from "./connection-slots";
 import { serveNonStream } from "./non-stream";
 import { isClientFaultAnswer, observeResponse } from "./observe-response";
 import { redactorFor } from "./redaction";
@@ -22,6 +23,8 @@ import { clientFaultReply } from "./upstream-rejection";
 export interface TargetContext {
   readonly deps: GatewayDeps;
   readonly calls: UpstreamCalls;
+  /** The connections' `maxConcurrent` limits. */
+  readonly slots: ConnectionSlots;
 }
 
 /** What one client request collects across its attempts. */
@@ -37,16 +40,18 @@ export interface RequestState {
 }
 
 /**
- * One attempt after its reservation: send, observe the answer's quota signals, then serve it
- * (non-stream or stream) or fall through. Rejects with `client_closed_request` when the client
- * hung up. A body the target's protocol cannot carry skips the target (`unsupported_field` or
- * `invalid_field`, the error kept in `state.refusal`); the reservation is the caller's to
- * release either way.
+ * One attempt after its reservation and its connection slot: send, observe the answer's quota
+ * signals, then serve it (non-stream or stream) or fall through. Rejects with
+ * `client_closed_request` when the client hung up. A body the target's protocol cannot carry
+ * skips the target (`unsupported_field` or `invalid_field`, the error kept in `state.refusal`);
+ * the reservation and the slot are the caller's to release either way: a committed stream takes
+ * both over (`handOff()`) and gives the slot back when it ends.
  */
 export async function tryTarget(
   context: TargetContext,
   attempt: Attempt,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   state: RequestState,
 ): Promise<TargetOutcome> {
@@ -150,6 +155,7 @@ export async function tryTarget(
     deps,
     target,
     hold,
+    slot,
     request,
     watched,
     state,
@@ -158,6 +164,7 @@ export async function tryTarget(
   );
   if (streamed.ok) {
     hold.handOff();
+    slot.handOff(); // held until the stream ends, however it ends
     return { served: streamed.reply };
   }
   if (streamed.clientGone) {
@@ -193,6 +200,7 @@ function streamStarted(
   deps: GatewayDeps,
   target: DispatchTarget,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   response: UpstreamResponse,
   state: RequestState,
@@ -209,5 +217,6 @@ function streamStarted(
     attempts: state.attempts,
     reservation: hold.reservation,
     estimatedInputTokens: hold.estimatedInputTokens,
+    slot,
   });
 }
