@@ -3,8 +3,8 @@ import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and
- * window, spend and budget per paid rung in the current window, and the slots in use and the
- * requests waiting on each connection with `maxConcurrent`.
+ * window, spend and budget per paid rung in the current window, the upstream connections held,
+ * and the slots in use and the requests waiting on each connection with `maxConcurrent`.
  */
 export function registerStateGauges(app: AppContext): void {
   const { deps, table, dispatcher } = app;
@@ -16,6 +16,11 @@ export function registerStateGauges(app: AppContext): void {
         labels: { connection: limit.settings.id },
         value: limit.inUse,
       })),
+  );
+  deps.metrics.registerGauge(
+    "planfirst_upstream_connections",
+    "Upstream connections held, busy or idle, across origins (no cap: one per call in flight).",
+    () => [{ labels: {}, value: deps.upstream.connectionCount() }],
   );
   deps.metrics.registerGauge(
     "planfirst_connection_queued",

@@ -1,6 +1,8 @@
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../test/harness";
 import { createSseParser } from "../protocols";
 import { createUpstreamClient } from "./upstream-client";
 import { UpstreamError } from "./upstream-error";
@@ -141,6 +143,31 @@ describe("createUpstreamClient", () => {
     );
     for (const response of responses) expect(await drain(response.chunks())).toContain("[DONE]");
     expect(new Set(upstream.hits.map((hit) => hit.remotePort)).size).toBe(70);
+  });
+
+  it("lets go of idle connections once their sockets close, so a burst leaves nothing behind", async () => {
+    // A server that closes every keep-alive socket as soon as it is idle.
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"ok":true}');
+    });
+    server.keepAliveTimeout = 1;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/chat/completions`;
+    const own = createUpstreamClient();
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 5 }, async () => (await own.send(request({}, { url }))).text()),
+      );
+      expect(bodies).toEqual(Array(5).fill('{"ok":true}'));
+      await waitFor(() => own.connectionCount() === 0, { what: "the closed sockets' clients" });
+      // The next call opens a connection of its own again.
+      expect(await (await own.send(request({}, { url }))).text()).toBe('{"ok":true}');
+    } finally {
+      own.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("rejects with timeout when headers do not arrive within timeoutMs, without the credential", async () => {

@@ -135,6 +135,11 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
       }
       return attempt(request, target, null);
     },
+    connectionCount() {
+      let count = retryClients.size;
+      for (const pool of pools.values()) count += pool.size;
+      return count;
+    },
     close() {
       for (const pool of pools.values()) pool.destroy();
       for (const client of retryClients) client.destroy().catch(ignoreError);
@@ -158,7 +163,7 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
  * signal) while waiting is dropped without reaching undici.
  */
 class OriginPool {
-  private readonly clients: Client[] = [];
+  private readonly clients = new Set<Client>();
   private readonly idle: Client[] = [];
   private readonly waiting: UndiciCall[] = [];
 
@@ -168,18 +173,42 @@ class OriginPool {
     private readonly maxSockets: number,
   ) {}
 
+  /** Clients held now, busy or idle (each has one socket at most). */
+  get size(): number {
+    return this.clients.size;
+  }
+
   dispatch(call: UndiciCall): void {
     let client = this.idle.pop();
     if (!client) {
-      if (this.clients.length >= this.maxSockets) {
+      if (this.clients.size >= this.maxSockets) {
         this.waiting.push(call);
         return;
       }
       client = new Client(this.origin, this.options);
-      this.clients.push(client);
+      client.on("disconnect", this.onSocketGone);
+      client.on("connectionError", this.onSocketGone);
+      this.clients.add(client);
     }
     call.start(client, this);
   }
+
+  /**
+   * An idle client whose socket closed (keep-alive timeout, the server's close, a cut body) or
+   * never connected is dropped: with no cap, a burst of a thousand streams would otherwise leave
+   * a thousand socketless clients behind for good. undici fails a client's request before it
+   * reports the socket gone, so a client that just served one is idle by then; a busy one keeps
+   * its queued request, which undici writes on a new socket.
+   */
+  private readonly onSocketGone = (_origin: unknown, targets: readonly unknown[]): void => {
+    for (const target of targets) {
+      const index = this.idle.indexOf(target as Client);
+      if (index === -1) continue;
+      this.idle.splice(index, 1);
+      this.clients.delete(target as Client);
+      (target as Client).destroy().catch(ignoreError);
+    }
+  };
 
   /** A request of ours on `client` is over: the client takes the next waiting call, or idles. */
   release(client: Client): void {
@@ -202,7 +231,7 @@ class OriginPool {
       );
     }
     for (const client of this.clients) client.destroy().catch(ignoreError);
-    this.clients.length = 0;
+    this.clients.clear();
     this.idle.length = 0;
   }
 }

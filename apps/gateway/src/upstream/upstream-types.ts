@@ -86,6 +86,11 @@ export interface UpstreamClientOptions {
 export interface UpstreamClient {
   /** Resolves when response headers arrive; rejects with `UpstreamError`. */
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /**
+   * Upstream connections held now across origins, busy or idle (one socket each at most; an
+   * idle one is let go when its socket closes).
+   */
+  connectionCount(): number;
   /** Destroys every pooled socket; calls in flight or waiting for a socket fail. */
   close(): void;
 }
