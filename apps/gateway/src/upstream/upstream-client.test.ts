@@ -170,6 +170,32 @@ describe("createUpstreamClient", () => {
     }
   });
 
+  it("keeps a whole unread body of a Connection: close answer whose socket ended", async () => {
+    // The answer and the FIN arrive before anyone reads the body.
+    const body = JSON.stringify({ ok: true, text: "x".repeat(2_000) });
+    let closed = false;
+    const server = createServer((socket) => {
+      socket.once("close", () => {
+        closed = true;
+      });
+      socket.once("data", () => {
+        socket.end(
+          "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/chat/completions`;
+    try {
+      const response = await client.send(request({}, { url }));
+      await waitFor(() => closed, { what: "the answer's socket to close" });
+      expect(await response.text()).toBe(body);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("rejects with timeout when headers do not arrive within timeoutMs, without the credential", async () => {
     upstream.script([{ delayMs: 1_000 }]);
     const error = await rejection(client.send(request({}, { timeoutMs: 100 })));

@@ -515,7 +515,8 @@ type BodyMode = "unread" | "text" | "chunks" | "drain";
 /**
  * An upstream response over undici's dispatch callbacks. Chunks that arrive with no reader
  * waiting are queued and undici is paused (`controller.pause()`, which stops reading the
- * socket), so a slow reader holds the upstream back; a waiting reader resumes it.
+ * socket), so a slow reader holds the upstream back; a waiting reader resumes it. The chunk
+ * that completes a declared `content-length` does not pause it (nothing is left to hold back).
  */
 class UndiciUpstreamResponse implements UpstreamResponse {
   private started = false;
@@ -527,6 +528,8 @@ class UndiciUpstreamResponse implements UpstreamResponse {
   private readonly signal: AbortSignalLike | undefined;
   queue: Buffer[] = [];
   private drainedBytes = 0;
+  /** Body bytes still to come by the declared `content-length`; Infinity without one. */
+  private bodyBytesLeft: number;
   failure: UpstreamError | null = null;
   ended = false;
   private resolveText: ((text: string) => void) | null = null;
@@ -543,6 +546,8 @@ class UndiciUpstreamResponse implements UpstreamResponse {
   ) {
     this.signal = request.signal;
     this.signal?.addEventListener("abort", this, { once: true });
+    const declared = Number(headers["content-length"]);
+    this.bodyBytesLeft = Number.isFinite(declared) ? declared : Number.POSITIVE_INFINITY;
     const idleTimeoutMs = request.idleTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
     if (idleTimeoutMs !== undefined && idleTimeoutMs > 0) {
@@ -566,6 +571,7 @@ class UndiciUpstreamResponse implements UpstreamResponse {
 
   onData(chunk: Buffer): void {
     this.idleTimer?.refresh();
+    this.bodyBytesLeft -= chunk.length;
     switch (this.mode) {
       case "text":
         this.queue.push(chunk);
@@ -589,7 +595,10 @@ class UndiciUpstreamResponse implements UpstreamResponse {
           return;
         }
         this.queue.push(chunk);
-        this.controller.pause();
+        // Not on the last bytes of a declared length: nothing is left to hold back, and undici 7
+        // asserts (and takes the process down) when a socket ends while its parser is paused,
+        // which a `Connection: close` answer does right after those bytes.
+        if (this.bodyBytesLeft > 0) this.controller.pause();
       }
     }
   }
