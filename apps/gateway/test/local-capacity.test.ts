@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import type { FakeUpstream } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import type { GatewayStatus } from "../src/status/gateway-status";
@@ -281,6 +282,46 @@ describe("a connection at its maxConcurrent", () => {
     expect(bed.fakes.plan.completionHits()).toHaveLength(1);
     held.release();
     await thrifty.text();
+  });
+});
+
+describe("the official Anthropic SDK against a full connection", () => {
+  it("waits out Retry-After: 1 of a 503 local_capacity and is served once a slot is free", async () => {
+    const harness = await startLimited(1, { maxQueueWaitMs: 0 });
+    const held = holdStreams(bed.fakes.plan);
+    const first = await streamPlan(harness);
+    expect(first.status).toBe(200);
+    const anthropic = new Anthropic({ baseURL: harness.url, apiKey: "unused", maxRetries: 1 });
+    const refusals = () =>
+      metric(
+        harness,
+        "planfirst_local_capacity_total",
+        'connection="claude-plan",outcome="refused"',
+      );
+    const answer = anthropic.messages
+      .create({
+        model: "auto/subscription",
+        max_tokens: 16,
+        messages: [{ role: "user", content: "hello" }],
+        stream: true,
+      })
+      .then(async (stream) => {
+        let text = "";
+        for await (const event of stream) {
+          if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
+            text += event.delta.text;
+          }
+        }
+        return text;
+      });
+    // Its first try was refused at once; its retry waits the second the 503 asked for.
+    await waitFor(async () => (await refusals()) === 1, { what: "the SDK's first try refused" });
+    held.release();
+    await first.text();
+    expect(await answer).toBe("ok"); // the fake's default answer, once it holds no more
+    expect(await refusals()).toBe(1);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(2);
+    expect(planState(harness).cooldowns).toEqual([]);
   });
 });
 
