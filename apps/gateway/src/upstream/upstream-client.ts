@@ -1,4 +1,4 @@
-import { Client, type Dispatcher } from "undici";
+import { buildConnector, Client, type Dispatcher } from "undici";
 import { UpstreamError } from "./upstream-error";
 import type {
   AbortSignalLike,
@@ -70,7 +70,12 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
     pipelining: 1,
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { keepAlive: true, keepAliveInitialDelay: options.keepAliveMsecs ?? 1000 },
+    // One connector for every client: given options instead, each client builds its own, with
+    // a TLS session cache and a FinalizationRegistry of its own, per open socket.
+    connect: buildConnector({
+      keepAlive: true,
+      keepAliveInitialDelay: options.keepAliveMsecs ?? 1000,
+    }),
   };
   const pools = new Map<string, OriginPool>();
   const targets = new Map<string, UndiciTarget>();
@@ -402,6 +407,9 @@ class UndiciCall implements Dispatcher.DispatchHandler {
       return;
     }
     this.settle();
+    // undici's controller keeps the raw header buffers, slices of the socket's first read, for
+    // the response's whole life (a long stream's included); `headers` holds all that is read.
+    (controller as { rawHeaders?: unknown }).rawHeaders = null;
     this.response = new UndiciUpstreamResponse(
       controller,
       statusCode,
