@@ -6,6 +6,7 @@ import { pickClientHeaders } from "../../dispatch/client-headers";
 import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
 import { clientSignal, nodeClientSignal } from "../../http/client-signal";
+import { flatString } from "../../http/flat-string";
 import type { NodeRouteHandler } from "../../http/node-listener";
 import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
@@ -86,7 +87,8 @@ export function answerCompletion(
     modelId,
     stream: body.stream === true,
     client,
-    requestId: randomUUID(),
+    // Held as long as the request (a long stream's whole life): flat, not randomUUID's pieces.
+    requestId: flatString(randomUUID()),
     signal,
   });
 }
