@@ -19,7 +19,8 @@ const MAX_CACHED_TARGETS = 256;
  * Creates the gateway's upstream client, on undici 7: per origin as many undici `Client`s of one
  * socket each as there are calls in flight (see {@link OriginPool} for why not undici's `Pool`),
  * each request handed to `Client.dispatch()` with a handler of its own (no `Readable` per
- * response). Clients and parsed URLs are kept across calls; `close()` destroys them.
+ * response). Clients (an idle one until its socket closes) and parsed URLs are kept across
+ * calls; `close()` destroys them.
  *
  * Options: `maxSockets` caps the clients per origin (default none: a gateway's concurrency is
  * limited per connection by the operator, in the dispatcher, never by a hidden cap here; every
