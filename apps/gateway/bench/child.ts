@@ -27,7 +27,16 @@ export type ChildReport =
    * thread's event loop was busy, both in microseconds.
    */
   | { type: "cpu"; cpuMicros: number; loopBusyMicros: number }
-  | { type: "memory"; rssBytes: number; heapUsedAfterGcBytes: number | null }
+  /**
+   * RSS before a full GC; the heap used and the memory outside it (buffers, `external`) after
+   * it, null without `--expose-gc`.
+   */
+  | {
+      type: "memory";
+      rssBytes: number;
+      heapUsedAfterGcBytes: number | null;
+      externalAfterGcBytes: number | null;
+    }
   /** Resident set size now, bytes (no GC first). */
   | { type: "rss"; rssBytes: number };
 
@@ -58,7 +67,8 @@ if (role === "upstream") {
   close = gateway.close;
 } else {
   throw new Error(
-    `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS, raw-proxy URL or gateway URL ${GATEWAY_VARIANTS.join("|")}`,
+    `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS, raw-proxy URL or ` +
+      `gateway URL ${GATEWAY_VARIANTS.join("|")}`,
   );
 }
 
@@ -72,11 +82,14 @@ process.on("message", async (command: ChildCommand) => {
     const rssBytes = process.memoryUsage().rss;
     const gc = (globalThis as { gc?: () => void }).gc;
     let heapUsedAfterGcBytes: number | null = null;
+    let externalAfterGcBytes: number | null = null;
     if (gc) {
       gc();
-      heapUsedAfterGcBytes = process.memoryUsage().heapUsed;
+      const after = process.memoryUsage();
+      heapUsedAfterGcBytes = after.heapUsed;
+      externalAfterGcBytes = after.external;
     }
-    send({ type: "memory", rssBytes, heapUsedAfterGcBytes });
+    send({ type: "memory", rssBytes, heapUsedAfterGcBytes, externalAfterGcBytes });
   } else if (command.type === "rss") {
     send({ type: "rss", rssBytes: process.memoryUsage.rss() });
   } else if (command.type === "close") {

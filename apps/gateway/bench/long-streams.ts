@@ -10,12 +10,15 @@ import type { GatewayVariant } from "./gateway-variants";
 // upstream, through the raw node:http proxy, and through the gateway on auto/thrifty with a
 // keyless connection and with a paid one on the SQLite default. One path at a time, each server
 // in its own process, the load generator (an undici Agent, no socket cap) in this one. Per path:
-// streams completed (200, every chunk, `data: [DONE]`), time to the first body byte p50/p99 and
-// what the hop adds over the direct path, the server's resident memory while every stream is
-// open minus its RSS before the run, over C (both read after full collections, so they count
-// live memory, not garbage a collection had yet to take), and the server's CPU (user + system,
-// every thread) over C. D must outlast the 2 s of opening and the second the open reading
-// takes, or the first streams end before it. Alone: cd apps/gateway && npx tsx --conditions=@planfirst/source bench/long-streams.ts
+// streams completed (200, every chunk, `data: [DONE]`); time to the first body byte p50/p99 and
+// what the hop adds over the direct path; the server's resident memory while every stream is
+// open minus its RSS before the run, over C (both read after full collections, so garbage a
+// collection had yet to take is not counted); the same for its live memory (V8 heap used plus
+// memory outside it, buffers included), since pages V8 keeps free after a collection absorb part
+// of a process's growth before its RSS moves, so below a few thousand streams the live figure is
+// the steadier one; and the server's CPU (user + system, every thread) over C. D must outlast the
+// 2 s of opening and the second the open reading takes, or the first streams end before it.
+// Alone: cd apps/gateway && npx tsx --conditions=@planfirst/source bench/long-streams.ts
 
 /** What {@link benchLongStreams} runs. */
 export interface LongStreamsSettings {
@@ -63,14 +66,19 @@ interface StreamResult {
   ttfbMs: number | null;
 }
 
+/** A server's memory once garbage is gone, bytes. */
+interface MemoryReading {
+  rss: number;
+  /** V8 heap used plus memory outside it (`external`: buffers, native state). */
+  live: number;
+}
+
 /** One path's figures. */
 interface PathResult {
   name: string;
   results: StreamResult[];
-  /** The server's settled RSS before the run and with every stream open, bytes; none direct. */
-  rss: { beforeBytes: number; openBytes: number } | null;
-  /** RSS growth with every stream open, per stream, bytes; null for the direct path. */
-  rssPerStreamBytes: number | null;
+  /** The server's settled memory before the run and with every stream open; none direct. */
+  memory: { before: MemoryReading; open: MemoryReading } | null;
   /** Server CPU per stream, µs; null for the direct path. */
   cpuPerStreamMicros: number | null;
 }
@@ -142,22 +150,27 @@ async function warmUp(agent: Agent, url: URL, model: string): Promise<void> {
 }
 
 /**
- * The server's RSS once garbage is gone: a full GC, a pause for V8 to hand freed pages back, a
- * second GC, then the reading. Without the pause, pages freed by the first collection leave
- * only later, and the next reading comes out lower than it should.
+ * The server's memory once garbage is gone: a full GC, a pause for V8 to hand freed pages back,
+ * a second GC (its live figures), then the RSS. Without the pause, pages freed by the first
+ * collection leave only later, and the next reading comes out lower than it should.
  */
-async function settledRss(server: Child): Promise<number> {
+async function settledMemory(server: Child): Promise<MemoryReading> {
   await server.ask({ type: "memory" });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  await server.ask({ type: "memory" });
+  const collected = await server.ask({ type: "memory" });
   const report = await server.ask({ type: "rss" });
-  if (report.type !== "rss") throw new Error("a benchmark server did not report its RSS");
-  return report.rssBytes;
+  if (report.type !== "rss" || collected.type !== "memory") {
+    throw new Error("a benchmark server did not report its memory");
+  }
+  return {
+    rss: report.rssBytes,
+    live: (collected.heapUsedAfterGcBytes ?? 0) + (collected.externalAfterGcBytes ?? 0),
+  };
 }
 
 /**
  * Opens `settings.streams` streams to `url` over `settings.openOverMs` and reads them all to the
- * end. With `server` (the hop being measured), its settled RSS is read before, and again once
+ * end. With `server` (the hop being measured), its settled memory is read before, and again once
  * every stream has its first byte, and its CPU time over the whole run.
  */
 async function measurePath(
@@ -170,7 +183,7 @@ async function measurePath(
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
     await warmUp(agent, url, model);
-    const baselineRss = server ? await settledRss(server) : 0;
+    const before = server ? await settledMemory(server) : null;
     const cpuBefore = server ? (await cpuMicros(server)).cpu : 0;
     let firstBytes = 0;
     let allOpen: () => void = () => {};
@@ -191,14 +204,13 @@ async function measurePath(
       running.push(runStream(agent, url, body, onFirstByte));
     }
     await everyFirstByte;
-    const openRss = server ? await settledRss(server) : 0;
+    const open = server ? await settledMemory(server) : null;
     const results = await Promise.all(running);
     const cpuAfter = server ? (await cpuMicros(server)).cpu : 0;
     return {
       name,
       results,
-      rss: server ? { beforeBytes: baselineRss, openBytes: openRss } : null,
-      rssPerStreamBytes: server ? (openRss - baselineRss) / settings.streams : null,
+      memory: before && open ? { before, open } : null,
       cpuPerStreamMicros: server ? (cpuAfter - cpuBefore) / settings.streams : null,
     };
   } finally {
@@ -263,12 +275,22 @@ export async function benchLongStreams(settings: LongStreamsSettings): Promise<v
 const RAW = "raw node:http proxy";
 const MIB = 1024 * 1024;
 
+/** Growth per stream of one memory figure, bytes; null for the direct path. */
+function perStream(path: PathResult, figure: keyof MemoryReading, streams: number): number | null {
+  if (path.memory === null) return null;
+  return (path.memory.open[figure] - path.memory.before[figure]) / streams;
+}
+
 function printLongStreams(paths: readonly PathResult[], settings: LongStreamsSettings): void {
+  const { streams } = settings;
   const direct = ttfbQuantiles(paths[0]!);
   const raw = paths.find((path) => path.name === RAW)!;
   const rawTtfb = ttfbQuantiles(raw);
   const ratio = (value: number | null, base: number | null) =>
     value === null || base === null || base <= 0 ? "—" : `${(value / base).toFixed(2)}×`;
+  const kib = (bytes: number | null) => (bytes === null ? "—" : (bytes / 1024).toFixed(1));
+  const rawRss = perStream(raw, "rss", streams);
+  const rawLive = perStream(raw, "live", streams);
   printTable(
     [
       "path",
@@ -277,8 +299,9 @@ function printLongStreams(paths: readonly PathResult[], settings: LongStreamsSet
       "TTFB p99 ms",
       "added p50 ms",
       "added p99 ms",
-      "RSS MB before→open",
       "RSS/stream KiB",
+      "of raw",
+      "live/stream KiB",
       "of raw",
       "CPU µs/stream",
       "of raw",
@@ -287,34 +310,43 @@ function printLongStreams(paths: readonly PathResult[], settings: LongStreamsSet
       const ttfb = ttfbQuantiles(path);
       const completed = path.results.filter((stream) => stream.completed).length;
       const isDirect = path === paths[0];
+      const rss = perStream(path, "rss", streams);
+      const live = perStream(path, "live", streams);
       return [
         path.name,
-        `${completed}/${settings.streams}`,
+        `${completed}/${streams}`,
         ttfb.p50.toFixed(1),
         ttfb.p99.toFixed(1),
         isDirect ? "—" : (ttfb.p50 - direct.p50).toFixed(1),
         isDirect ? "—" : (ttfb.p99 - direct.p99).toFixed(1),
-        path.rss === null
-          ? "—"
-          : `${(path.rss.beforeBytes / MIB).toFixed(1)}→${(path.rss.openBytes / MIB).toFixed(1)}`,
-        path.rssPerStreamBytes === null ? "—" : (path.rssPerStreamBytes / 1024).toFixed(1),
-        ratio(path.rssPerStreamBytes, raw.rssPerStreamBytes),
+        kib(rss),
+        ratio(rss, rawRss),
+        kib(live),
+        ratio(live, rawLive),
         path.cpuPerStreamMicros === null ? "—" : path.cpuPerStreamMicros.toFixed(0),
         ratio(path.cpuPerStreamMicros, raw.cpuPerStreamMicros),
       ];
     }),
   );
   const rawAddedP99 = rawTtfb.p99 - direct.p99;
-  for (const path of paths.filter((entry) => entry.name.startsWith("planfirst"))) {
+  const mb = (reading: MemoryReading) => (reading.rss / MIB).toFixed(1);
+  for (const path of paths.filter((entry) => entry.memory !== null)) {
     const completed = path.results.filter((stream) => stream.completed).length;
     const addedP99 = ttfbQuantiles(path).p99 - direct.p99;
     const limit = 2 * Math.max(0, rawAddedP99) + 100;
+    const memory = path.memory!;
+    const targets =
+      path === raw
+        ? ""
+        : `; memory per open stream ${ratio(perStream(path, "rss", streams), rawRss)} the raw ` +
+          `proxy's in RSS, ${ratio(perStream(path, "live", streams), rawLive)} live ` +
+          `(target ≤ 2×), CPU per stream ` +
+          `${ratio(path.cpuPerStreamMicros, raw.cpuPerStreamMicros)} (target ≤ 2.5×), added TTFB ` +
+          `p99 ${addedP99.toFixed(1)} ms (target ≤ 2 × ${rawAddedP99.toFixed(1)} + 100 = ` +
+          `${limit.toFixed(1)} ms)`;
     console.log(
-      `${path.name}: ${completed}/${settings.streams} completed; memory per open stream ` +
-        `${ratio(path.rssPerStreamBytes, raw.rssPerStreamBytes)} the raw proxy's (target ≤ 2×), ` +
-        `CPU per stream ${ratio(path.cpuPerStreamMicros, raw.cpuPerStreamMicros)} (target ≤ 2.5×), ` +
-        `added TTFB p99 ${addedP99.toFixed(1)} ms (target ≤ 2 × ${rawAddedP99.toFixed(1)} + 100 = ` +
-        `${limit.toFixed(1)} ms)`,
+      `${path.name}: ${completed}/${streams} completed, RSS ${mb(memory.before)} → ` +
+        `${mb(memory.open)} MB${targets}`,
     );
   }
 }

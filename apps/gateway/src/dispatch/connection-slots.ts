@@ -207,7 +207,7 @@ export class ConnectionSlots {
     return limit === undefined ? UNLIMITED_SLOT : limit.tryTake();
   }
 
-  /** {@link ConnectionLimit.wait} of the connection; {@link UNLIMITED_SLOT} when it has no limit. */
+  /** {@link ConnectionLimit.wait} of the connection; {@link UNLIMITED_SLOT} without a limit. */
   wait(connectionId: string, signal: AbortSignalLike | undefined): Promise<ConnectionSlot | null> {
     const limit = this.limits.get(connectionId);
     return limit === undefined ? Promise.resolve(UNLIMITED_SLOT) : limit.wait(signal);

@@ -158,8 +158,8 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
 
 /**
  * The sockets of one origin: undici `Client`s of one socket each (at most `maxSockets`), a
- * request of ours on each at most. undici's own `Pool` counts a `Client` busy until one `setImmediate`
- * after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
+ * request of ours on each at most. undici's own `Pool` counts a `Client` busy until one
+ * `setImmediate` after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
  * `Pool`'s `kGetDispatcher` skips a client until its `drain`), so a call sent as soon as the
  * previous one finished opened a second socket and sequential calls alternated two. Here a
  * finished request frees its `Client` at once; the next request waits in that client's queue
