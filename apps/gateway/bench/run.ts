@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
-import type { ChildCommand, ChildReport } from "./child";
+import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { benchLongStreams, longStreamsSettings } from "./long-streams";
 import { benchUpstreamClients } from "./upstream-clients";
 
 // Load benchmark: the same load straight to an instant upstream, through a raw
@@ -26,14 +25,17 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
-// Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
-// BENCH_CLIENTS=0 skips it.
+// Then the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
+// BENCH_CLIENTS=0 skips it. Last, with every server above stopped, long streams (long-streams.ts:
+// LONG_STREAMS_C concurrent streams of LONG_STREAMS_N chunks over LONG_STREAMS_D_S seconds);
+// BENCH_LONG_STREAMS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
+const LONG_STREAMS_RUN = process.env.BENCH_LONG_STREAMS !== "0";
 const MODE = process.env.BENCH_MODE;
 if (MODE !== undefined && MODE !== "stream" && MODE !== "non-stream") {
   throw new Error(`BENCH_MODE must be stream or non-stream, not "${MODE}"`);
@@ -52,48 +54,6 @@ interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
-}
-
-interface Child {
-  readonly process: ChildProcess;
-  readonly url: string;
-  ask(command: ChildCommand): Promise<ChildReport>;
-}
-
-const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
-const tsx = import.meta.resolve("tsx");
-
-function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    [...nodeOptions, "--conditions=@planfirst/source", "--import", tsx, childScript, ...args],
-    { stdio: ["ignore", "ignore", "inherit", "ipc"] },
-  );
-  const ask = (command: ChildCommand) =>
-    new Promise<ChildReport>((resolve) => {
-      child.once("message", (report) => resolve(report as ChildReport));
-      child.send(command);
-    });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited early (${code})`)));
-    child.once("message", (report: ChildReport) => {
-      if (report.type === "listening") resolve({ process: child, url: report.url, ask });
-    });
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  child.process.removeAllListeners("exit");
-  const exited = new Promise((resolve) => child.process.once("exit", resolve));
-  child.process.send({ type: "close" } satisfies ChildCommand);
-  await exited;
-}
-
-async function cpuMicros(child: Child): Promise<{ cpu: number; loop: number }> {
-  const report = await child.ask({ type: "cpu" });
-  if (report.type !== "cpu") throw new Error("a benchmark server did not report its CPU time");
-  return { cpu: report.cpuMicros, loop: report.loopBusyMicros };
 }
 
 function load(url: string, body: string, options: { amount?: number } = {}): Promise<LoadResult> {
@@ -332,6 +292,10 @@ if (CLIENTS_RUN) {
 }
 
 for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+if (LONG_STREAMS_RUN) {
+  console.log("");
+  await benchLongStreams(longStreamsSettings());
+}
 const loadAfter = loadavg();
 console.log(
   `\nload average (1 min) before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`,

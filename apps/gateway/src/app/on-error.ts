@@ -46,13 +46,19 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   connector_failed: { status: 502, type: "api_error" },
   no_available_target: { status: 503, type: "api_error" },
   spend_store_unavailable: { status: 503, type: "api_error" },
+  local_capacity: { status: 503, type: "api_error" },
   timeout: { status: 504, type: "api_error" },
 };
 
-/** 5xx codes not warned per request: already logged, or logged once per outage elsewhere. */
+/**
+ * 5xx codes not warned per request: already logged, logged once per outage elsewhere, or
+ * counted per connection (`local_capacity`, in `planfirst_local_capacity_total`: a full
+ * connection under load would otherwise write a line per refused request).
+ */
 const QUIET_CODES: ReadonlySet<GatewayErrorCode> = new Set([
   "internal_error",
   "spend_store_unavailable",
+  "local_capacity",
 ]);
 
 /** The status and type of a gateway error code. */

@@ -172,6 +172,20 @@ export const connectionSchema = z.strictObject({
    * after the whole generation, so it waits `timeoutMs`.
    */
   firstByteTimeoutMs: z.number().int().positive().default(30_000),
+  /**
+   * Most requests this gateway process has in flight on the connection at once (a stream counts
+   * until it ends or its client goes away); absent = no limit. A request that finds the
+   * connection full passes it over for a later target, never cooling it; with none left it
+   * waits in line for a slot (see `maxQueueWaitMs`).
+   */
+  maxConcurrent: z.number().int().positive().optional(),
+  /**
+   * Longest wait in line for a slot of a full connection (`maxConcurrent`), milliseconds;
+   * default 30 000, 0 = no wait, at most 2 147 483 647 (the longest a Node timer waits). A
+   * request still without a slot then gets `503 local_capacity` with `Retry-After: 1`: the
+   * gateway's own limit, not an upstream failure.
+   */
+  maxQueueWaitMs: z.number().int().min(0).max(2_147_483_647).default(30_000),
   /** Extra headers sent upstream (no secrets: use `credential`). */
   headers: z.record(z.string(), z.string()).optional(),
   /** Usage endpoint to poll for quota; each connector has the provider's default, if it has one. */

@@ -10,6 +10,12 @@ import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { isClientGone } from "./client-gone";
+import {
+  type ConnectionSlot,
+  ConnectionSlots,
+  LOCAL_CAPACITY,
+  localCapacityError,
+} from "./connection-slots";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -59,7 +65,10 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     now,
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
-  const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
+  const slots = new ConnectionSlots(deps.config.connections, (connection, outcome) =>
+    metrics.countLocalCapacity(connection, outcome),
+  );
+  const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps), slots };
   const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
@@ -125,6 +134,11 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
       if (probe.served) return probe.served;
+      // Every plan it could probe is busy: the gateway's own limit, not the plans' quota.
+      if (onlyOutcome(probe.attempts, LOCAL_CAPACITY)) {
+        const busy = probe.attempts.findLast((tried) => tried.outcome === LOCAL_CAPACITY)!;
+        throw localCapacityErrorOf(busy.connection, 0, probe.attempts);
+      }
       throw exhausted(resolution, request, probe.attempts);
     }
 
@@ -135,41 +149,105 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimitRetryAt: null,
     };
     if (request.trace) request.trace.attempts = state.attempts;
-    for (const target of targets) {
-      const attempt = new Attempt(deps, target, request.requestId);
-      state.attempts.push(attempt.record);
-      if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
-        attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
-        continue;
+    // The last target passed over because its connection was full (`maxConcurrent`).
+    let passedOver: Attempt | null = null;
+    let index = 0;
+    while (true) {
+      let attempt: Attempt;
+      let slot: ConnectionSlot | null;
+      if (index < targets.length) {
+        const target = targets[index++]!;
+        attempt = new Attempt(deps, target, request.requestId);
+        state.attempts.push(attempt.record);
+        if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
+          attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
+          continue;
+        }
+        // A connection without maxConcurrent: one map lookup, the shared no-op slot.
+        slot = slots.take(attempt.connectionId);
+        if (slot === null) {
+          // Busy, not failing: a later target may serve this request; nothing is cooled.
+          attempt.passOver();
+          passedOver = attempt;
+          continue;
+        }
+      } else {
+        // No later target served it: the request waits in line for the last full connection
+        // it passed over, rather than fail while that connection is merely busy. On
+        // auto/subscription every target is a verified hard-stop plan, so when every plan is
+        // full the request waits for a plan (or gets the 503): nothing paid was ever in its
+        // list to fall to. On auto/thrifty the paid rungs after a full plan were tried first,
+        // within their budgets, as a plan failing over would have been.
+        if (passedOver === null) break;
+        attempt = passedOver;
+        passedOver = null;
+        slot = await slots.wait(attempt.connectionId, request.signal);
+        if (slot === null) {
+          const { connectionId } = attempt;
+          throw localCapacityErrorOf(connectionId, undefined, state.attempts);
+        }
+        attempt.resume();
+        if (cooldowns.isCoolingDown(attempt.connectionId, attempt.target.model)) {
+          slot.release(); // cooled by another request while this one waited
+          attempt.skip("cooling_down");
+          break;
+        }
       }
-      // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
-      const admission =
-        isPaidRung(target.rung) && !request.unbilled
-          ? await admitOrSkip(ledger, target, request)
-          : FREE;
-      if (admission === STORE_DOWN) {
-        attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
-        continue;
-      }
-      if (admission.hold === null) {
-        attempt.fallThrough(admission.refused);
-        continue;
-      }
-      // The one place a reservation is given back: whatever happened, unless it was handed off.
+      // The one place a slot is given back: whatever happened, unless a stream took it over.
       try {
-        const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
-        if (outcome.served) return outcome.served;
+        const { target } = attempt;
+        // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
+        const admission =
+          isPaidRung(target.rung) && !request.unbilled
+            ? await admitOrSkip(ledger, target, request)
+            : FREE;
+        if (admission === STORE_DOWN) {
+          attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
+          continue;
+        }
+        if (admission.hold === null) {
+          attempt.fallThrough(admission.refused);
+          continue;
+        }
+        // The one place a reservation is given back: whatever happened, unless it was handed off.
+        try {
+          const outcome = await tryTarget(
+            targetContext,
+            attempt,
+            admission.hold,
+            slot,
+            request,
+            state,
+          );
+          if (outcome.served) return outcome.served;
+        } finally {
+          admission.hold.release();
+        }
       } catch (error) {
         if (isClientGone(error)) attempt.clientClosed();
         throw error;
       } finally {
-        admission.hold.release();
+        slot.release();
       }
     }
     throw allFailed(resolution, request, state);
   }
 
-  return { table, ladderOptions, live, dispatch };
+  /** `503 local_capacity` for `connectionId`, full after `waitedMs` (default its whole wait). */
+  function localCapacityErrorOf(
+    connectionId: string,
+    waitedMs: number | undefined,
+    attempts: readonly AttemptRecord[],
+  ): GatewayError {
+    metrics.countRequest("none", "none", LOCAL_CAPACITY, now());
+    const settings = slots.limitOf(connectionId)?.settings ?? {
+      id: connectionId,
+      maxQueueWaitMs: 0,
+    };
+    return localCapacityError(settings, waitedMs ?? settings.maxQueueWaitMs, attempts);
+  }
+
+  return { table, ladderOptions, live, slots, dispatch };
 }
 
 /** An attempt skipped because its protocol could not carry the request. */

@@ -11,6 +11,7 @@ import {
 import type { DispatchTarget } from "../routing/build-pool";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { SecretRedactor } from "../upstream/secret-redactor";
+import type { ConnectionSlot } from "./connection-slots";
 import { writeReceipt } from "./receipt";
 import { redactingStream } from "./redaction";
 import { settleSpend } from "./settle";
@@ -31,6 +32,8 @@ export interface StreamInputs {
   estimatedInputTokens: number;
   /** Removes the connection's credentials from every client byte; none when absent. */
   redactor?: SecretRedactor;
+  /** The connection slot a committed stream holds until it ends; none when absent. */
+  slot?: ConnectionSlot;
 }
 
 /**
@@ -49,7 +52,8 @@ const END = { text: "", done: true } as const;
  * response is committed only once the stream has produced client bytes; a failure before that returns
  * `{ ok: false }` so the dispatcher falls through to the next target. After the first byte, an
  * upstream failure or cut ends the stream with its explicit error frame, never a clean
- * end. A client that goes away aborts the upstream. Spend is settled exactly once either way.
+ * end. A client that goes away aborts the upstream. Spend is settled, and the connection's slot
+ * (`slot`) given back, exactly once either way.
  * Every client byte, relayed or translated, passes `redactor` (a secret split across upstream
  * chunks included); a stream with no secret in it is unchanged.
  */
@@ -196,6 +200,8 @@ class UpstreamStreamSource implements ClientStreamSource {
   private finish(outcome: string): Promise<string> {
     if (this.settled) return Promise.resolve("0");
     this.settled = true;
+    // The upstream is done with (ended, failed or cut): the connection's slot is free again.
+    this.inputs.slot?.end();
     const { deps, target, request } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
     const settled = settle(this.inputs, this.relay);

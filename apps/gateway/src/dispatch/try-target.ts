@@ -10,6 +10,7 @@ import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { serveCollected } from "./collected";
+import type { ConnectionSlot, ConnectionSlots } from "./connection-slots";
 import { serveNonStream } from "./non-stream";
 import { isClientFaultAnswer, observeResponse } from "./observe-response";
 import { redactorFor } from "./redaction";
@@ -24,6 +25,8 @@ import { clientFaultReply } from "./upstream-rejection";
 export interface TargetContext {
   readonly deps: GatewayDeps;
   readonly calls: UpstreamCalls;
+  /** The connections' `maxConcurrent` limits. */
+  readonly slots: ConnectionSlots;
 }
 
 /** What one client request collects across its attempts. */
@@ -39,16 +42,19 @@ export interface RequestState {
 }
 
 /**
- * One attempt after its reservation: send, observe the answer's quota signals, then serve it
- * (a whole answer, read whole or collected from a streams-only upstream, or a stream) or fall
- * through. Rejects with `client_closed_request` when the client hung up. A body the target's
- * protocol cannot carry skips the target (`unsupported_field` or `invalid_field`, the error kept
- * in `state.refusal`); the reservation is the caller's to release either way.
+ * One attempt after its reservation and its connection slot: send, observe the answer's quota
+ * signals, then serve it (a whole answer, read whole or collected from a streams-only upstream,
+ * or a stream) or fall through. Rejects with `client_closed_request` when the client hung up. A
+ * body the target's protocol cannot carry skips the target (`unsupported_field` or
+ * `invalid_field`, the error kept in `state.refusal`); the reservation and the slot are the
+ * caller's to release either way: a committed stream takes both over (`handOff()`) and gives
+ * the slot back when it ends.
  */
 export async function tryTarget(
   context: TargetContext,
   attempt: Attempt,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   state: RequestState,
 ): Promise<TargetOutcome> {
@@ -171,6 +177,7 @@ export async function tryTarget(
     deps,
     target,
     hold,
+    slot,
     request,
     watched,
     state,
@@ -179,6 +186,7 @@ export async function tryTarget(
   );
   if (streamed.ok) {
     hold.handOff();
+    slot.handOff(); // held until the stream ends, however it ends
     return { served: streamed.reply };
   }
   if (streamed.clientGone) {
@@ -225,6 +233,7 @@ function streamStarted(
   deps: GatewayDeps,
   target: DispatchTarget,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   response: UpstreamResponse,
   state: RequestState,
@@ -241,5 +250,6 @@ function streamStarted(
     attempts: state.attempts,
     reservation: hold.reservation,
     estimatedInputTokens: hold.estimatedInputTokens,
+    slot,
   });
 }

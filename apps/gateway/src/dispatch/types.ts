@@ -6,6 +6,7 @@ import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
 import type { AbortSignalLike } from "../upstream";
+import type { ConnectionSlots } from "./connection-slots";
 
 /** One client request as the routes hand it to the dispatcher. */
 export interface ClientRequest {
@@ -51,6 +52,8 @@ export interface Dispatcher {
   readonly table: RoutingTable;
   readonly ladderOptions: LadderOptions;
   readonly live: PoolLiveState;
+  /** The connections' `maxConcurrent` limits, as they stand now. */
+  readonly slots: ConnectionSlots;
   /** Routes one request: steps 2–9 of the request flow. Failures reject with `GatewayError`. */
   dispatch(request: ClientRequest): Promise<GatewayReply>;
 }

@@ -6,6 +6,7 @@ import { pickClientHeaders } from "../../dispatch/client-headers";
 import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
 import { clientSignal, nodeClientSignal } from "../../http/client-signal";
+import { flatString } from "../../http/flat-string";
 import type { NodeRouteHandler } from "../../http/node-listener";
 import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
@@ -70,7 +71,7 @@ export async function completionReply(
   signal: AbortSignalLike | undefined,
   extras: CompletionExtras,
 ): Promise<GatewayReply> {
-  const trace = app.requestLog.begin(client.id);
+  const trace = app.requestLog.begin(newRequestId(), client.id);
   try {
     const body = await readBody();
     const reply = await answerCompletion(app, route, body, client, signal, extras, trace);
@@ -131,7 +132,7 @@ export function answerCompletion(
     modelId,
     stream,
     client,
-    requestId: trace ? trace.requestId : randomUUID(),
+    requestId: trace ? trace.requestId : newRequestId(),
     signal,
     ...(trace ? { trace } : {}),
   });
@@ -187,4 +188,12 @@ function queryParam(url: string | undefined, name: string): string | undefined {
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A new request id. It is held as long as the request (a long stream's whole life), so it is
+ * kept flat rather than as the pieces `randomUUID()` builds it from.
+ */
+function newRequestId(): string {
+  return flatString(randomUUID());
 }

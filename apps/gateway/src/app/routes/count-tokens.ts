@@ -29,6 +29,7 @@ const ESTIMATE_AFTER = new Set([
   "plan_quota_exhausted",
   "budget_exhausted",
   "spend_store_unavailable",
+  "local_capacity",
 ]);
 
 /**
