@@ -17,10 +17,8 @@ function anthropicLogin() {
   return { ...config, connections: [{ ...plan!, provider: "anthropic" }, ...rest] };
 }
 
-// Marked `it.fails` while the gateway reads such a connection's answers with the Anthropic API
-// key parser, chosen by the provider id: the evidence `off` and the 7 d window are lost.
 describe("a Claude login under the provider id anthropic reads its answers as a Claude login (quota-signals.md §2a)", () => {
-  it.fails("E2/SUB2: answers saying extra usage is off admit it to auto/subscription, as under the id claude", async () => {
+  it("E2/SUB2: answers saying extra usage is off admit it to auto/subscription, as under the id claude", async () => {
     const harness = await bed.start({ config: anthropicLogin(), env: TEST_ENV });
     const nowSec = Math.floor(harness.clock.now() / 1000);
     bed.fakes.plan.script(() => ({
@@ -40,7 +38,7 @@ describe("a Claude login under the provider id anthropic reads its answers as a 
     expect(state?.windows.find((w) => w.windowId === "5h")?.remainingPercent).toBe(80);
   });
 
-  it.fails("a 429 with the unified headers records both plan windows: 5 h spent until its reset, 7 d at 41 % remaining", async () => {
+  it("a 429 with the unified headers records both plan windows: 5 h spent until its reset, 7 d at 41 % remaining", async () => {
     const harness = await bed.start({ config: anthropicLogin(), env: TEST_ENV });
     const resetAtSec = Math.floor((harness.clock.now() + 2 * hour) / 1000);
     bed.fakes.plan.script([claudeRateLimited({ resetAtSec, retryAfterSec: 7200 })]);

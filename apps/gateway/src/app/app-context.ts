@@ -12,6 +12,11 @@ export interface AppContext {
   readonly verifier: ClientKeyVerifier;
   /** Last-served rungs and the history behind the status page. */
   readonly status: StatusTracker;
+  /**
+   * The client headers routes keep for forwarding: `user-agent` and whatever the connections'
+   * connectors forward (`clientHeaderNames`).
+   */
+  readonly clientHeaderNames: readonly string[];
 }
 
 /** Hono environment of the gateway: the authenticated client rides in `c.var.client`. */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
+import { clientHeaderNames } from "../dispatch/client-headers";
 import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
@@ -62,7 +63,14 @@ export function buildGatewayApp(
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
-  const context: AppContext = { deps, table, dispatcher, verifier, status };
+  const context: AppContext = {
+    deps,
+    table,
+    dispatcher,
+    verifier,
+    status,
+    clientHeaderNames: clientHeaderNames(deps.connectors?.values() ?? []),
+  };
 
   const hono = new Hono<GatewayEnv>();
   hono.use(refuseWebSocketHandshakes(deps.logger));

@@ -38,7 +38,7 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
   return async (c: Context<GatewayEnv>): Promise<Response> => {
     const body = await readJsonBody(c, limit);
     const extras: CompletionExtras = {
-      clientHeaders: pickClientHeaders((name) => c.req.header(name)),
+      clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
       query: betaQuery(c.req.query("beta")),
     };
     const reply = await answerCompletion(app, route, body, c.var.client, clientSignal(c), extras);
@@ -103,7 +103,7 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
       const body = await readNodeJsonBody(incoming, limit);
       const extras: CompletionExtras = {
-        clientHeaders: pickClientHeaders((name) => first(headers[name])),
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => first(headers[name])),
         query: betaQuery(queryParam(incoming.url, "beta")),
       };
       const reply = await answerCompletion(
