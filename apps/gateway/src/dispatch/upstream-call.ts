@@ -155,15 +155,11 @@ export class UpstreamCalls {
     const connectionId = target.connection.config.id;
     const connector = this.connectors.get(connectionId);
     const names = connector?.streamEvents;
-    const read = connector?.readStreamEvent?.bind(connector);
-    if (!read || !names || names.length === 0) return response;
+    if (!connector?.readStreamEvent || !names || names.length === 0) return response;
     return watchStreamEvents(response, names, (event, data) => {
       const observedAtMs = this.deps.now();
-      observeReading(
-        this.deps,
-        connectionId,
-        boundSignals(read(event, data, observedAtMs), observedAtMs),
-      );
+      const reading = connector.readStreamEvent?.(event, data, observedAtMs);
+      if (reading) observeReading(this.deps, connectionId, boundSignals(reading, observedAtMs));
     });
   }
 
