@@ -74,7 +74,10 @@ export interface BoundableSignals {
  * unknown) and appended to `implausible`. Provider-free. Mutates and returns `signals`; a reading
  * with no window and no failure, or a non-finite `observedAtMs` (epoch ms), is returned as it is.
  */
-export function boundSignals<T extends BoundableSignals>(signals: T, observedAtMs: number): T {
+export function boundSignals<T extends BoundableSignals>(
+  signals: T,
+  observedAtMs: number,
+): T & Pick<BoundableSignals, "implausible"> {
   if (!Number.isFinite(observedAtMs)) return signals;
   const failure = signals.failure;
   if (signals.windows.length === 0 && !failure) return signals;
