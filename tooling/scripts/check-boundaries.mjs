@@ -58,7 +58,7 @@ const PACKAGE_RULES = [
  * Equal ranks may not import each other.
  */
 const GATEWAY_RANKS = {
-  "(composition)": 100, // index.ts main.ts server.ts gateway.ts
+  "(composition)": 100, // index.ts main.ts server.ts gateway.ts generation.ts
   app: 90,
   status: 80,
   pollers: 80,
@@ -73,7 +73,7 @@ const GATEWAY_RANKS = {
   config: 20,
   "(errors)": 10, // errors.ts
 };
-const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway"]);
+const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
 
 /** Packages scanned for branches on a provider id, with the `src/` folders that may branch. */
 const PROVIDER_KNOWLEDGE = { "@planfirst/gateway": ["connectors"], planfirst: [] };
