@@ -6,7 +6,10 @@
 //   imports ladder rules; the catalog imports no engine package; the ladder never imports the
 //   spend ledger; no cycle between packages;
 // - the gateway's folders: data flows down (each folder has a rank, and imports only folders
-//   of a lower rank), and no cycle between the gateway's files.
+//   of a lower rank), and no cycle between the gateway's files;
+// - providers are known in one place: outside the gateway's connectors/ (and the catalog's data),
+//   no code of the gateway or the CLI branches on a provider id, that is compares an expression
+//   that names a provider (`connector.provider`, `providerId`) with a string, or switches on one.
 // Test files (`*.test.*`, `test/`, `__fixtures__/`) are not checked: a test may reach anywhere.
 //
 // Usage: node tooling/scripts/check-boundaries.mjs [repository root]
@@ -71,6 +74,18 @@ const GATEWAY_RANKS = {
   "(errors)": 10, // errors.ts
 };
 const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
+
+/** Packages scanned for branches on a provider id, with the `src/` folders that may branch. */
+const PROVIDER_KNOWLEDGE = { "@planfirst/gateway": ["connectors"], planfirst: [] };
+const PROVIDER_RULE =
+  "a provider is known only by its connector (apps/gateway/src/connectors/) and the catalog";
+const NAMES_A_PROVIDER = /provider/i;
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 const SOURCE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
 
 function isTestPath(path) {
@@ -161,6 +176,47 @@ function gatewayFolderOf(srcDir, file) {
   return `(${stem})`;
 }
 
+function isStringLiteral(node) {
+  return ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
+}
+
+/** Each `line: branches on "id"` where `file` compares a provider-naming expression with a string or switches on one. */
+function providerBranches(file) {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const found = [];
+  const at = (node, literal) =>
+    found.push(
+      `${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: branches on provider id "${literal}"`,
+    );
+  const visit = (node) => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      for (const [side, other] of [
+        [node.left, node.right],
+        [node.right, node.left],
+      ]) {
+        if (isStringLiteral(side) && NAMES_A_PROVIDER.test(other.getText(source))) {
+          at(node, side.text);
+        }
+      }
+    }
+    if (ts.isSwitchStatement(node) && NAMES_A_PROVIDER.test(node.expression.getText(source))) {
+      for (const clause of node.caseBlock.clauses) {
+        if (ts.isCaseClause(clause) && isStringLiteral(clause.expression)) {
+          at(clause, clause.expression.text);
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 const problems = [];
 const packages = workspacePackages();
 const names = packages.map((p) => p.name);
@@ -170,8 +226,14 @@ for (const pkg of packages) {
   const srcDir = join(pkg.dir, "src");
   const files = walk(srcDir).filter((file) => !isTestPath(relative(pkg.dir, file)));
   const fileGraph = new Map();
+  const knowing = PROVIDER_KNOWLEDGE[pkg.name];
   for (const file of files) {
     const shown = relative(root, file);
+    if (knowing && !knowing.includes(relative(srcDir, file).split(sep)[0])) {
+      for (const branch of providerBranches(file)) {
+        problems.push(`${shown}:${branch}: ${PROVIDER_RULE}`);
+      }
+    }
     const edges = new Set();
     for (const specifier of importsOf(file)) {
       const imported = packageOf(specifier, names);
@@ -217,8 +279,10 @@ for (const cycle of findCycles(packageGraph)) {
 }
 
 if (problems.length > 0) {
-  console.error(`check-boundaries: ${problems.length} forbidden import(s)`);
+  console.error(`check-boundaries: ${problems.length} problem(s)`);
   for (const problem of problems) console.error(`  - ${problem}`);
   process.exit(1);
 }
-console.log(`check-boundaries: ${packages.length} packages, no forbidden import`);
+console.log(
+  `check-boundaries: ${packages.length} packages, no forbidden import, no branch on a provider id outside connectors/`,
+);

@@ -21,6 +21,7 @@ function workspace(files: Record<string, string>): string {
     "packages/spend-ledger": "@planfirst/spend-ledger",
     "packages/billing-catalog": "@planfirst/billing-catalog",
     "apps/gateway": "@planfirst/gateway",
+    "apps/cli": "planfirst",
   };
   for (const [dir, name] of Object.entries(manifests)) {
     mkdirSync(join(root, dir, "src"), { recursive: true });
@@ -111,6 +112,39 @@ describe("check-boundaries", () => {
     expect(result.output).toMatch(
       /import cycle in @planfirst\/gateway: .*protocols\/a\.ts -> .*protocols\/b\.ts/,
     );
+  });
+
+  it("fails on a branch on a provider id outside the connectors, in the gateway and the CLI, naming file and line", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/pollers/usage-pollers.ts":
+          'export const refusal = (connector: { provider: string }) =>\n  connector.provider === "zai";\n',
+        "apps/cli/src/simulate/calibrate.ts":
+          'export function source(provider: string) {\n  switch (provider) {\n    case "codex":\n      return "codex";\n  }\n  return null;\n}\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      'apps/gateway/src/pollers/usage-pollers.ts:2: branches on provider id "zai"',
+    );
+    expect(result.output).toContain(
+      'apps/cli/src/simulate/calibrate.ts:3: branches on provider id "codex"',
+    );
+  });
+
+  it("lets connectors know their provider, and a wire protocol is no provider id", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/connectors/zai/zai-connector.ts":
+          'export const zai = (spec: { provider: string }) => spec.provider === "zai";\n',
+        "apps/gateway/src/http/error-body.ts":
+          'export const shaped = (protocol: string) => protocol === "anthropic";\n',
+      }),
+    );
+    expect(result.output).toContain("no branch on a provider id outside connectors/");
+    expect(result.status).toBe(0);
   });
 
   it("does not check test files", () => {

@@ -37,6 +37,7 @@ export type {
 } from "./refresh-scheduler";
 export { createRefreshScheduler } from "./refresh-scheduler";
 export type {
+  BoundableSignals,
   GenericResponseInput,
   HeaderInput,
   ResponseInput,
@@ -45,7 +46,12 @@ export type {
   UsageSignals,
 } from "./signals";
 export {
+  boundSignals,
+  claudeUsageEvidence,
+  codexUsageEvidence,
+  copilotUsageEvidence,
   failureOfStatus,
+  isSilentSuccess,
   OPENROUTER_FREE_SCOPE,
   parseAnthropicApiResponse,
   parseClaudeOauthUsage,

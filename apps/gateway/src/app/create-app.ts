@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
+import { clientHeaderNames } from "../dispatch/client-headers";
 import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
@@ -74,7 +75,15 @@ export function buildGatewayApp(
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const requestLog = parts.requestLog ?? memoryRequestLog(deps);
-  const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
+  const context: AppContext = {
+    deps,
+    table,
+    dispatcher,
+    verifier,
+    status,
+    requestLog,
+    clientHeaderNames: clientHeaderNames(deps.connectors?.values() ?? []),
+  };
   const feed = createStatusFeed(context, status);
 
   const hono = new Hono<GatewayEnv>();

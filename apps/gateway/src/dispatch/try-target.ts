@@ -12,7 +12,7 @@ import { clientGone } from "./client-gone";
 import { serveCollected } from "./collected";
 import type { ConnectionSlot, ConnectionSlots } from "./connection-slots";
 import { serveNonStream } from "./non-stream";
-import { isClientFaultAnswer, observeResponse } from "./observe-response";
+import { isClientFaultAnswer } from "./observe-response";
 import { redactorFor } from "./redaction";
 import type { ReservationHold } from "./reservation";
 import { streamResponse } from "./stream";
@@ -106,7 +106,6 @@ export async function tryTarget(
   }
   deps.metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
   attempt.answered(response.status);
-  context.calls.observe(target, response.headers);
   // Whatever of this answer reaches the client goes through the redactor of the credential it
   // was sent with: an upstream that echoes it must not hand it to whoever holds a gateway key.
   const redactor = redactorFor(target.connection, upstreamRequest);
@@ -114,15 +113,7 @@ export async function tryTarget(
   if (response.status >= 300) {
     const text = await response.text().catch(() => "");
     const body = parseJsonObject(text) ?? undefined;
-    const failure = observeResponse(
-      deps,
-      target,
-      response.status,
-      response.headers,
-      body,
-      context.calls.classify(target, response.status, response.headers, body ?? text),
-      context.calls.signalsProvider(target),
-    );
+    const failure = context.calls.observe(target, response.status, response.headers, body ?? text);
     if (isClientFaultAnswer(response.status, failure)) {
       const clientText = redactor.redact(text);
       const reply = clientFaultReply(
@@ -148,15 +139,7 @@ export async function tryTarget(
     return FELL_THROUGH;
   }
 
-  observeResponse(
-    deps,
-    target,
-    response.status,
-    response.headers,
-    undefined,
-    null,
-    context.calls.signalsProvider(target),
-  );
+  context.calls.observe(target, response.status, response.headers);
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
     const whole = {

@@ -39,7 +39,7 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
     const extras: CompletionExtras = {
-      clientHeaders: pickClientHeaders((name) => c.req.header(name)),
+      clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
       query: betaQuery(c.req.query("beta")),
     };
     const reply = await completionReply(
@@ -149,7 +149,7 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
       const extras: CompletionExtras = {
-        clientHeaders: pickClientHeaders((name) => first(headers[name])),
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => first(headers[name])),
         query: betaQuery(queryParam(incoming.url, "beta")),
       };
       const reply = await completionReply(

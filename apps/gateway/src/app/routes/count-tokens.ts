@@ -46,7 +46,7 @@ export function countTokensRoutes(app: AppContext): Hono<GatewayEnv> {
     let reply: GatewayReply;
     try {
       reply = await answerCompletion(app, COUNT_TOKENS, body, c.var.client, clientSignal(c), {
-        clientHeaders: pickClientHeaders((name) => c.req.header(name)),
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
         query: beta,
         unbilled: true,
       });

@@ -40,7 +40,16 @@ describe("generic connectors (a provider id with no connector of its own)", () =
       },
     });
     expect(connector.usageRequest()).toBeNull();
-    expect(connector.signalsProvider).toBeUndefined();
+    expect(connector.forwardedClientHeaders).toEqual([]);
+    // OpenAI's standard x-ratelimit headers.
+    const read = connector.readResponse({
+      status: 200,
+      headers: { "x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "25" },
+      observedAtMs: Date.parse("2026-11-30T10:00:00Z"),
+    });
+    expect(read.windows).toEqual([
+      expect.objectContaining({ windowId: "rpm", remainingPercent: 25 }),
+    ]);
   });
 
   it("openai-responses: the Responses API with a Bearer key", () => {
@@ -69,20 +78,23 @@ describe("generic connectors (a provider id with no connector of its own)", () =
         "x-api-key": "acme-key-1",
       },
     });
-    expect(connector.signalsProvider).toBe("anthropic");
+    expect(connector.forwardedClientHeaders).toContain("anthropic-beta");
     // A 429 with the Anthropic headers: retry at Retry-After, reset from the spent bucket.
-    const failure = connector.classifyFailure(
-      429,
-      {
+    const read = connector.readResponse({
+      status: 429,
+      headers: {
         "retry-after": "30",
         "anthropic-ratelimit-requests-limit": "50",
         "anthropic-ratelimit-requests-remaining": "0",
         "anthropic-ratelimit-requests-reset": "2026-11-30T10:00:40Z",
       },
-      { type: "error", error: { type: "rate_limit_error", message: "Rate limited" } },
-      Date.parse("2026-11-30T10:00:00Z"),
-    );
-    expect(failure).toMatchObject({
+      body: { type: "error", error: { type: "rate_limit_error", message: "Rate limited" } },
+      observedAtMs: Date.parse("2026-11-30T10:00:00Z"),
+    });
+    expect(read.windows).toEqual([
+      expect.objectContaining({ windowId: "rpm", remainingPercent: 0 }),
+    ]);
+    expect(read.failure).toMatchObject({
       kind: "rate_limited",
       retryAt: "2026-11-30T10:00:30.000Z",
       resetAt: "2026-11-30T10:00:40.000Z",
@@ -90,17 +102,57 @@ describe("generic connectors (a provider id with no connector of its own)", () =
     });
   });
 
-  it("claims nothing about billing: a keyed connection is the catalog's word, a keyless one cannot bill", () => {
+  it("claims nothing about billing: its answers carry no overage evidence, keyed or keyless", () => {
+    const answers = [
+      { status: 200, headers: { "x-ratelimit-remaining-requests": "10" }, observedAtMs: 0 },
+      {
+        status: 402,
+        headers: {},
+        body: { error: { code: "insufficient_quota" } },
+        observedAtMs: 0,
+      },
+    ];
     for (const protocol of ["openai", "anthropic", "openai-responses"] as const) {
       const keyed = create(acme({ protocol }));
-      keyed.observeHeaders({ "x-ratelimit-remaining-requests": "10" });
-      expect(keyed.billsAfterWindow(), protocol).toBeNull();
       const keyless = create(acme({ protocol, authType: "none", credential: undefined }));
-      expect(keyless.billsAfterWindow(), protocol).toBe(false);
+      for (const answer of answers) {
+        expect(keyed.readResponse(answer).evidence, protocol).toBeUndefined();
+        expect(keyless.readResponse(answer).evidence, protocol).toBeUndefined();
+      }
       const headers = (keyless.prepare(call) as { headers: Record<string, string> }).headers;
       expect(headers.authorization, protocol).toBeUndefined();
       expect(headers["x-api-key"], protocol).toBeUndefined();
     }
+  });
+
+  it("reads a Gemini API key's answers in Google's own family: a daily quota is a spent window, not a rate limit (quota-signals.md §6a)", () => {
+    const answer = {
+      status: 429,
+      headers: {},
+      body: {
+        error: {
+          code: 429,
+          status: "RESOURCE_EXHAUSTED",
+          message: "You exceeded your current quota.",
+          details: [
+            {
+              "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+              violations: [
+                {
+                  quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                  quotaDimensions: { model: "gemini-2.5-pro" },
+                },
+              ],
+            },
+          ],
+        },
+      },
+      observedAtMs: Date.parse("2026-11-30T10:00:00Z"),
+      model: "gemini-2.5-pro",
+    };
+    const google = create(acme({ provider: "google" }));
+    expect(google.readResponse(answer).failure?.kind).toBe("window_exhausted");
+    expect(create(acme()).readResponse(answer).failure?.kind).toBe("rate_limited");
   });
 
   it("needs baseUrl, and a key unless keyless: errors name the connection, never the key", () => {

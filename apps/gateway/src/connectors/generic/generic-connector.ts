@@ -1,3 +1,9 @@
+import {
+  parseCodeAssistQuota,
+  parseGeminiResponse,
+  type ResponseSignalParser,
+  type UsagePayloadParser,
+} from "@planfirst/quota-cache";
 import { createAnthropicConnector } from "../anthropic/anthropic-connector";
 import type { UpstreamConnector } from "../connector";
 import { ConnectorError } from "../connector-error";
@@ -30,11 +36,25 @@ export function describeGenericConnector(protocol: GenericProtocol, keyless: boo
 }
 
 /**
+ * Providers with no folder of their own whose answers speak a family beyond their protocol's
+ * standard signals. Google's Gemini API (quota-signals.md §6a) answers its OpenAI-compatible
+ * endpoint's quota errors in Google's own body (`RESOURCE_EXHAUSTED` with `QuotaFailure` and
+ * `RetryInfo`), and Antigravity's quota endpoint is Code Assist's (quota-signals.md §6c).
+ */
+const GENERIC_DIALECTS: Readonly<
+  Record<string, { readAnswer?: ResponseSignalParser; readUsage?: UsagePayloadParser }>
+> = Object.freeze({
+  google: { readAnswer: parseGeminiResponse },
+  antigravity: { readAnswer: parseGeminiResponse, readUsage: parseCodeAssistQuota },
+});
+
+/**
  * The connector of a provider id planfirst has no folder for, by the wire it speaks: `openai`
  * (`{baseUrl}/chat/completions`, Bearer), `openai-responses` (`{baseUrl}/responses`, Bearer) or
  * `anthropic` (`{baseUrl}/v1/messages`, `x-api-key`, `anthropic-version` and the client's
  * Anthropic headers). These are the OpenAI-compatible and Anthropic connectors under the
- * connection's own provider id, reading that protocol's standard headers and error bodies. A
+ * connection's own provider id, reading that protocol's standard headers and error bodies
+ * (Google's and Antigravity's in their own family, see `GENERIC_DIALECTS`). A
  * static key (`env:NAME`) or none (`authType: none`); no usage endpoint unless `usageUrl` is set
  * (so a plan is verified by probes, ladder.md §15). The connector claims nothing about billing:
  * that is the operator's catalog entry for the provider, else `unknown`, which routes as
@@ -53,7 +73,10 @@ export function createGenericConnector(
     });
   }
   if (protocol === "anthropic") return createAnthropicConnector(spec, { generic: true });
+  const id = spec.provider.trim().toLowerCase();
+  const dialect = Object.hasOwn(GENERIC_DIALECTS, id) ? GENERIC_DIALECTS[id] : undefined;
   return createOpenAiCompatibleConnector(spec, {
     api: protocol === "openai-responses" ? "responses" : "chat",
+    ...dialect,
   });
 }

@@ -119,7 +119,7 @@ describe("kimi connector", () => {
     });
     const request = await c.usageRequest();
     expect(request!.url).toBe(fakes.kimi.usageUrl);
-    const windows = c.parseUsage(
+    const { windows } = c.readUsage(
       await (await fetch(request!.url, { headers: request!.headers })).json(),
       clockMs,
     );
