@@ -65,9 +65,9 @@ const GATEWAY_RANKS = {
   http: 50,
   connectors: 45,
   upstream: 42,
-  protocols: 40,
   observability: 30,
-  config: 20,
+  config: 20, // reads protocol names from the codec registry
+  protocols: 15, // wire formats only: the lowest layer but errors.ts
   "(errors)": 10, // errors.ts
 };
 const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway"]);

@@ -1,8 +1,6 @@
 import type { QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
 import packageJson from "../../package.json" with { type: "json" };
-
-/** The wire a connector speaks upstream. */
-export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
+import type { ProtocolName } from "../protocols";
 
 /** What the dispatcher tells a connector about one upstream call. */
 export interface ConnectorCall {
@@ -51,7 +49,8 @@ export type ConnectorFailure = UpstreamFailure;
 export interface UpstreamConnector {
   /** Provider id (`codex`, `github-copilot`, `zai`…); quota parsers are chosen by it. */
   readonly provider: string;
-  readonly protocol: ConnectorProtocol;
+  /** The wire it speaks upstream: the codec that encodes its bodies and reads its answers. */
+  readonly protocol: ProtocolName;
   /**
    * The provider id whose quota-cache parser reads this connection's answers (headers and error
    * bodies, `parseResponseSignals`); absent = {@link provider}. A generic connector names its

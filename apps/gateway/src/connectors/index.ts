@@ -25,7 +25,6 @@ export { codexCreditsEvidence } from "./codex/codex-credits";
 export {
   type ConnectorCall,
   type ConnectorFailure,
-  type ConnectorProtocol,
   identityHeaders,
   PLANFIRST_USER_AGENT,
   type PreparedRequest,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { codecFor } from "../protocols";
 import type { UpstreamRequest } from "../upstream";
-import { mergeBetas, pickClientHeaders, withClientHeaders } from "./client-headers";
+import {
+  mergeBetas,
+  pickClientHeaders,
+  pickClientQuery,
+  withClientHeaders,
+} from "./client-headers";
 import type { ClientRequest } from "./types";
 
 const upstream: UpstreamRequest = {
@@ -12,8 +18,7 @@ const upstream: UpstreamRequest = {
 
 function request(extra: Partial<ClientRequest>): ClientRequest {
   return {
-    protocol: "anthropic",
-    api: "anthropic-messages",
+    protocol: "anthropic-messages",
     body: {},
     modelId: "m",
     stream: true,
@@ -46,6 +51,13 @@ describe("client headers", () => {
     expect(mergeBetas(undefined, "a")).toBe("a");
   });
 
+  it("keeps only the query parameters a wire forwards, with exactly their value", () => {
+    const query = (params: Record<string, string>) => ({ get: (name: string) => params[name] });
+    expect(pickClientQuery(query({ beta: "true", debug: "1" }))).toBe("beta=true");
+    expect(pickClientQuery(query({ beta: "1" }))).toBeUndefined();
+    expect(pickClientQuery(undefined)).toBeUndefined();
+  });
+
   it("adds ?beta=true and the client's headers on Anthropic upstreams only, leaving auth alone", () => {
     const client = request({
       clientHeaders: {
@@ -54,7 +66,8 @@ describe("client headers", () => {
       },
       query: "beta=true",
     });
-    const sent = withClientHeaders(upstream, client, true);
+    const messages = codecFor("anthropic-messages").forwarding;
+    const sent = withClientHeaders(upstream, client, messages);
     expect(sent.url).toBe("https://api.anthropic.com/v1/messages?beta=true");
     expect(sent.headers).toEqual({
       authorization: "Bearer sk-ant-oat01-x",
@@ -62,6 +75,9 @@ describe("client headers", () => {
       "anthropic-version": "2023-06-01",
     });
     expect(upstream.headers["anthropic-beta"]).toBe("oauth-2025-04-20");
-    expect(withClientHeaders(upstream, client, false)).toBe(upstream);
+    expect(withClientHeaders(upstream, client, codecFor("openai-chat").forwarding)).toBe(upstream);
+    // Only the parameters the wire forwards reach it.
+    const mixed = withClientHeaders(upstream, request({ query: "beta=true&other=1" }), messages);
+    expect(mixed.url).toBe("https://api.anthropic.com/v1/messages?beta=true");
   });
 });

@@ -7,7 +7,7 @@ import {
 import { ConnectorError } from "../connectors/connector-error";
 import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
-import { hubProtocolOf } from "../protocols";
+import { codecFor } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientHeaders } from "./client-headers";
@@ -72,8 +72,7 @@ export class UpstreamCalls {
     const collect =
       connector.streamOnly === true && !request.stream && request.subPath === undefined;
     const stream = request.stream || collect;
-    const protocol = hubProtocolOf(connector.protocol);
-    const body = upstreamBodyFor(request, protocol, target.model, stream, bodies);
+    const body = upstreamBodyFor(request, connector.protocol, target.model, stream, bodies);
     const shape = connector.prepare({
       model: target.model,
       stream,
@@ -155,7 +154,6 @@ export class UpstreamCalls {
     collect: boolean,
   ): PreparedCall {
     const connection = target.connection;
-    const protocol = body.protocol;
     const built: UpstreamRequest = {
       url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
@@ -168,7 +166,7 @@ export class UpstreamCalls {
         request.stream || collect ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
-    const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
+    const upstream = withClientHeaders(built, request, codecFor(body.leg.upstream).forwarding);
     return { upstream, body, collect };
   }
 }

@@ -69,7 +69,7 @@ export function createAnthropicConnector(
   if (generic) bills = keyless ? false : null;
   return {
     provider: spec.provider,
-    protocol: "anthropic",
+    protocol: "anthropic-messages",
     // An id quota-cache does not know would otherwise be read as an OpenAI-compatible server.
     ...(generic ? { signalsProvider: "anthropic" } : {}),
     prepare(call) {

@@ -60,7 +60,7 @@ export function createClaudeOauthConnector(
   let overage: boolean | null = null;
   return {
     provider: "claude",
-    protocol: "anthropic",
+    protocol: "anthropic-messages",
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, ANTHROPIC_FORWARDED_HEADERS);

@@ -161,7 +161,7 @@ export function createGithubCopilotConnector(
 
   return {
     provider: "github-copilot",
-    protocol: "openai",
+    protocol: "openai-chat",
     prepare(call) {
       const build = (base: string, token: string) => {
         const headers = copilotIdeHeaders(

@@ -46,7 +46,7 @@ export function createOpenAiCompatibleConnector(
   const url = joinUrl(spec.baseUrl, responses ? "/responses" : "/chat/completions");
   return {
     provider: spec.provider,
-    protocol: responses ? "openai-responses" : "openai",
+    protocol: responses ? "openai-responses" : "openai-chat",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       if (key) headers.authorization = `Bearer ${key}`;

@@ -27,7 +27,7 @@ export function createOpenRouterConnector(spec: ConnectorSpec): UpstreamConnecto
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/v1/key`;
   return {
     provider: "openrouter",
-    protocol: "openai",
+    protocol: "openai-chat",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       headers.authorization = `Bearer ${key}`;

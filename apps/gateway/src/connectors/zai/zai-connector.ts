@@ -2,7 +2,7 @@ import type { UpstreamConnector } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
-import { planInferenceRequest } from "../plan-request";
+import { planInferenceRequest, planProtocol } from "../plan-request";
 import { classifyZaiFailure } from "./zai-failure";
 import { parseZaiUsage } from "./zai-usage";
 
@@ -26,7 +26,7 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
     });
   }
   const baseUrl = spec.baseUrl ?? ZAI_DEFAULT_BASE_URL;
-  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const protocol = planProtocol(spec);
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/monitor/usage/quota/limit`;
   return {
     provider: "zai",
