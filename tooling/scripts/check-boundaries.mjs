@@ -6,7 +6,14 @@
 //   imports ladder rules; the catalog imports no engine package; the ladder never imports the
 //   spend ledger; no cycle between packages;
 // - the gateway's folders: data flows down (each folder has a rank, and imports only folders
-//   of a lower rank), and no cycle between the gateway's files.
+//   of a lower rank), and no cycle between the gateway's files;
+// - one protocol vocabulary: outside the gateway's `src/protocols/`, no comparison (`===`,
+//   `!==`, `==`, `!=`) and no `case` label tests a value against a protocol name, since what
+//   differs per protocol lives on its codec. The names are read from the codecs
+//   (`src/protocols/<folder>/codec.ts`: each `protocol:` and `configName:` string), so a new
+//   codec's names are covered by its existing. A comparison of a provider id (the other side an
+//   expression named `provider`, `spec.provider` say) is a provider branch, not a protocol one:
+//   provider ids such as `anthropic` share words with protocol names, so it is not flagged here.
 // Test files (`*.test.*`, `test/`, `__fixtures__/`) are not checked: a test may reach anywhere.
 //
 // Usage: node tooling/scripts/check-boundaries.mjs [repository root]
@@ -161,6 +168,81 @@ function gatewayFolderOf(srcDir, file) {
   return `(${stem})`;
 }
 
+/** The protocol names the gateway's codecs declare: their `protocol` and `configName` strings. */
+function protocolNames(srcDir) {
+  const names = new Set();
+  const dir = join(srcDir, "protocols");
+  if (!existsSync(dir)) return names;
+  for (const entry of readdirSync(dir)) {
+    const file = join(dir, entry, "codec.ts");
+    if (!existsSync(file)) continue;
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const visit = (node) => {
+      if (
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        (node.name.text === "protocol" || node.name.text === "configName") &&
+        ts.isStringLiteralLike(node.initializer)
+      ) {
+        names.add(node.initializer.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return names;
+}
+
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+
+/** The name an expression ends in (`spec.provider` → `provider`), or "". */
+function lastName(node) {
+  let expression = node;
+  while (
+    ts.isParenthesizedExpression(expression) ||
+    ts.isNonNullExpression(expression) ||
+    ts.isAsExpression(expression)
+  ) {
+    expression = expression.expression;
+  }
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
+  return "";
+}
+
+/** `[line, name]` of every branch on a protocol name in one file. */
+function protocolBranches(file, names) {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const found = [];
+  const named = (literal, other) =>
+    ts.isStringLiteralLike(literal) &&
+    names.has(literal.text) &&
+    !/provider/i.test(lastName(other));
+  const report = (node, literal) =>
+    found.push([
+      source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      literal.text,
+    ]);
+  const visit = (node, discriminant) => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      if (named(node.left, node.right)) report(node, node.left);
+      else if (named(node.right, node.left)) report(node, node.right);
+    }
+    if (ts.isCaseClause(node) && discriminant && named(node.expression, discriminant)) {
+      report(node, node.expression);
+    }
+    const inner = ts.isSwitchStatement(node) ? node.expression : discriminant;
+    ts.forEachChild(node, (child) => visit(child, ts.isCaseBlock(child) ? inner : discriminant));
+  };
+  visit(source, undefined);
+  return found;
+}
+
 const problems = [];
 const packages = workspacePackages();
 const names = packages.map((p) => p.name);
@@ -206,6 +288,18 @@ for (const pkg of packages) {
     }
     fileGraph.set(file, edges);
   }
+  if (pkg.name === "@planfirst/gateway") {
+    const names = protocolNames(srcDir);
+    const protocolsDir = join(srcDir, "protocols") + sep;
+    for (const file of files) {
+      if (file.startsWith(protocolsDir)) continue;
+      for (const [line, name] of protocolBranches(file, names)) {
+        problems.push(
+          `${relative(root, file)}:${line} branches on protocol name "${name}": what differs per protocol belongs on its codec (src/protocols/)`,
+        );
+      }
+    }
+  }
   for (const cycle of findCycles(fileGraph)) {
     problems.push(
       `import cycle in ${pkg.name}: ${cycle.map((f) => relative(root, f)).join(" -> ")}`,
@@ -217,7 +311,7 @@ for (const cycle of findCycles(packageGraph)) {
 }
 
 if (problems.length > 0) {
-  console.error(`check-boundaries: ${problems.length} forbidden import(s)`);
+  console.error(`check-boundaries: ${problems.length} forbidden import(s) or protocol branch(es)`);
   for (const problem of problems) console.error(`  - ${problem}`);
   process.exit(1);
 }
