@@ -16,6 +16,8 @@ import { startServer } from "../src/server";
  * - `paid-sqlite`, `paid-memory`, `paid-redis`: an OpenRouter key on a priced model (the cheap
  *   rung, budgeted), so every request reserves its worst case before the upstream call and
  *   settles after, on the default SQLite store, the memory store, or Redis (REDIS_URL).
+ * Every variant keeps the request log, as a default gateway does; `BENCH_REQUEST_LOG=0` turns it
+ * off, to measure what it costs.
  */
 export const GATEWAY_VARIANTS = [
   "plan",
@@ -99,7 +101,11 @@ export function benchConfig(
   storage: GatewayConfigInput["storage"],
 ): GatewayConfigInput {
   return {
-    server: { port: 0, logLevel: "info" },
+    server: {
+      port: 0,
+      logLevel: "info",
+      requestLog: { enabled: process.env.BENCH_REQUEST_LOG !== "0" },
+    },
     storage,
     connections: connectionFor(variant, upstreamUrl),
     catalog: { connections: variant === "plan" ? [BENCH_PLAN_ENTRY] : [] },

@@ -31,6 +31,8 @@ import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
 import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
+import { createRequestLog } from "./observability/request-log/request-log";
+import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
 import { startPlanRefresh } from "./pollers/start-plan-refresh";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import { statusLevels } from "./status/gateway-status";
@@ -139,7 +141,16 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     metrics,
     connectors,
   };
-  const built = buildGatewayApp(deps, { statusTracker });
+  const logSettings = config.server.requestLog;
+  const requestLog = createRequestLog({
+    store: logSettings.enabled ? requestLogStoreFor(config.storage, logSettings.maxRecords) : null,
+    now,
+    maxRecords: logSettings.maxRecords,
+    maxAgeDays: logSettings.maxAgeDays,
+    onDropped: (count) => metrics.countRequestLogDropped(count),
+    onError: (error) => logger.warn({ err: error }, "request log write failed"),
+  });
+  const built = buildGatewayApp(deps, { statusTracker, requestLog });
   registerStateGauges(built.context);
   statusTracker.start(() => statusLevels(built.context));
 
@@ -203,6 +214,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       });
       await Promise.allSettled([
         statusTracker.close(),
+        requestLog.close(),
         stores.quota.close(),
         stores.spend.close?.(),
         credentialStore.close(),

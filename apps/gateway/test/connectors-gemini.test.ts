@@ -8,6 +8,7 @@ import {
   startFakeUpstream,
 } from "@planfirst/fake-upstream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { GatewayStatus } from "../src/status/gateway-status";
 import {
   chatBody,
   createClock,
@@ -376,5 +377,16 @@ describe("Gemini Code Assist login that never set Code Assist up", () => {
     const subscription = await chat(harness, "auto/subscription");
     expect(subscription.response.status).toBe(429);
     expect(onboardHits()).toHaveLength(1);
+    // The account's own setup is wrong, not its login: a short cooldown that names it, so an
+    // operator's or Google's fix is tried again within minutes, not after a day.
+    const status = (await (await fetch(`${harness.url}/v1/status`)).json()) as GatewayStatus;
+    const login = status.connections.find((connection) => connection.id === "gemini-ca")!;
+    expect(login.cooldowns).toEqual([
+      expect.objectContaining({
+        kind: "misconfigured",
+        reason: expect.stringMatching(/connection gemini-ca: \S+:onboardUser answered 403/),
+      }),
+    ]);
+    expect(Date.parse(login.cooldownUntil!) - clock.now()).toBe(15 * 60_000);
   });
 });

@@ -6,6 +6,8 @@ import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
 import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
+import { createRequestLog, type RequestLog } from "../observability/request-log/request-log";
+import { createMemoryRequestLogStore } from "../observability/request-log/request-log-store";
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
@@ -21,6 +23,7 @@ import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
 import { messagesRoutes } from "./routes/messages";
 import { modelsRoutes } from "./routes/models";
+import { requestsRoutes } from "./routes/requests";
 import { responsesRoutes } from "./routes/responses";
 import { completionRoutes, protocolOfPath } from "./routes/route-table";
 import { isStatusPath, statusRoutes } from "./routes/status";
@@ -49,11 +52,12 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * answered `426` before that, as no WebSocket transport is served. Errors are mapped to HTTP in
  * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
  * credential.
- * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
+ * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
+ * the request log (default: both in memory).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker } = {},
+  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog } = {},
 ): GatewayApp {
   const deps = given.connectors ? given : withConnectors(given);
   const table = createRoutingTable(deps.config, deps.secrets);
@@ -62,7 +66,8 @@ export function buildGatewayApp(
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
-  const context: AppContext = { deps, table, dispatcher, verifier, status };
+  const requestLog = parts.requestLog ?? memoryRequestLog(deps);
+  const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
 
   const hono = new Hono<GatewayEnv>();
   hono.use(refuseWebSocketHandshakes(deps.logger));
@@ -82,6 +87,7 @@ export function buildGatewayApp(
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
   hono.route("/", statusRoutes(context));
+  hono.route("/", requestsRoutes(context));
 
   hono.notFound((c) => {
     const error = new GatewayError({
@@ -98,6 +104,18 @@ export function buildGatewayApp(
   });
 
   return { hono, context };
+}
+
+/** The request log `server.requestLog` asks for, kept in memory. */
+function memoryRequestLog(deps: GatewayDeps): RequestLog {
+  const { enabled, maxRecords, maxAgeDays } = deps.config.server.requestLog;
+  return createRequestLog({
+    store: enabled ? createMemoryRequestLogStore({ maxRecords }) : null,
+    now: deps.now,
+    maxRecords,
+    maxAgeDays,
+    onDropped: (count) => deps.metrics.countRequestLogDropped(count),
+  });
 }
 
 /** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */

@@ -57,6 +57,15 @@ export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
 }
 
 /**
+ * The gateway error any failure is answered as: itself, its package's mapping
+ * (`packageErrorToGateway`), else an `internal_error` logged once with a correlation id.
+ */
+export function asGatewayError(logger: Logger, error: unknown): GatewayError {
+  if (GatewayError.isInstance(error)) return error;
+  return packageErrorToGateway(error) ?? unknownError(logger, error);
+}
+
+/**
  * The error answer of any failure, in the client's `protocol` shape, with `retry-after` when
  * the error carries `retryAfterSec`. A package's error is first mapped to its gateway code
  * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
@@ -67,12 +76,7 @@ export function errorReply(
   error: unknown,
   protocol: ClientProtocolName,
 ): BodyReply {
-  let gatewayError: GatewayError;
-  if (GatewayError.isInstance(error)) {
-    gatewayError = error;
-  } else {
-    gatewayError = packageErrorToGateway(error) ?? unknownError(logger, error);
-  }
+  const gatewayError = asGatewayError(logger, error);
   const http = httpOfCode(gatewayError.code);
   // The spend store warns once per outage itself; a line per refused request would flood.
   if (http.status >= 500 && !QUIET_CODES.has(gatewayError.code)) {

@@ -26,6 +26,20 @@ export const clientKeySchema = z.union([
   }),
 ]);
 
+/**
+ * The request log (`server.requestLog`): one record per request, kept by the configured storage
+ * driver and read with `GET /v1/requests`. Bounded by a record count and an age, whichever
+ * removes more.
+ */
+export const requestLogSchema = z.strictObject({
+  /** Record every request (default true). */
+  enabled: z.boolean().default(true),
+  /** Most records kept; older ones are removed first. Default 100 000. */
+  maxRecords: z.number().int().positive().default(100_000),
+  /** Days a record is kept after its request arrived. Default 30. */
+  maxAgeDays: z.number().positive().default(30),
+});
+
 /** Server section: where to listen, who may call, how large a request may be. */
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
@@ -50,6 +64,7 @@ export const serverSchema = z.strictObject({
    * `requestTimeout`). Default 60 000. The answer (a long stream) is not limited by it.
    */
   requestTimeoutMs: z.number().int().positive().default(60_000),
+  requestLog: requestLogSchema.prefault({}),
 });
 
 /** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
@@ -259,5 +274,7 @@ export type ConnectionConfig = z.infer<typeof connectionSchema>;
 export type RefreshableCredentialConfig = z.infer<typeof refreshableCredentialSchema>;
 /** One configured client key entry. */
 export type ClientKeyConfig = z.infer<typeof clientKeySchema>;
+/** The request log section (`server.requestLog`). */
+export type RequestLogConfig = z.infer<typeof requestLogSchema>;
 /** Ladder tuning section. */
 export type SubscriptionLadderConfig = z.infer<typeof subscriptionLadderSchema>;

@@ -66,6 +66,14 @@ export class Attempt {
     }
   }
 
+  /**
+   * The client went away during this attempt: recorded as `client_closed` so the attempt does
+   * not read as served; nothing is counted or cooled (the upstream did nothing wrong).
+   */
+  clientClosed(): void {
+    this.record.outcome = "client_closed";
+  }
+
   /** The upstream answered with `status` (recorded in the attempt). */
   answered(status: number): void {
     this.record.status = status;

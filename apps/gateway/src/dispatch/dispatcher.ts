@@ -9,6 +9,7 @@ import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
+import { isClientGone } from "./client-gone";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -133,6 +134,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimited: false,
       rateLimitRetryAt: null,
     };
+    if (request.trace) request.trace.attempts = state.attempts;
     for (const target of targets) {
       const attempt = new Attempt(deps, target, request.requestId);
       state.attempts.push(attempt.record);
@@ -157,6 +159,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       try {
         const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
         if (outcome.served) return outcome.served;
+      } catch (error) {
+        if (isClientGone(error)) attempt.clientClosed();
+        throw error;
       } finally {
         admission.hold.release();
       }
