@@ -62,7 +62,7 @@ const PACKAGE_RULES = [
  * Equal ranks may not import each other.
  */
 const GATEWAY_RANKS = {
-  "(composition)": 100, // index.ts main.ts server.ts gateway.ts
+  "(composition)": 100, // index.ts main.ts server.ts gateway.ts generation.ts
   app: 90,
   status: 80,
   pollers: 80,
@@ -77,7 +77,7 @@ const GATEWAY_RANKS = {
   protocols: 15, // wire formats only: the lowest layer but errors.ts
   "(errors)": 10, // errors.ts
 };
-const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway"]);
+const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
 const SOURCE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
 
 function isTestPath(path) {
