@@ -10,6 +10,13 @@
 // - providers are known in one place: outside the gateway's connectors/ (and the catalog's data),
 //   no code of the gateway or the CLI branches on a provider id, that is compares an expression
 //   that names a provider (`connector.provider`, `providerId`) with a string, or switches on one.
+// - one protocol vocabulary: outside the gateway's `src/protocols/`, no comparison (`===`,
+//   `!==`, `==`, `!=`) and no `case` label tests a value against a protocol name, since what
+//   differs per protocol lives on its codec. The names are read from the codecs
+//   (`src/protocols/<folder>/codec.ts`: each `protocol:` and `configName:` string), so a new
+//   codec's names are covered by its existing. A comparison of a provider id (the other side an
+//   expression named `provider`, `spec.provider` say) is a provider branch, not a protocol one:
+//   provider ids such as `anthropic` share words with protocol names, so it is not flagged here.
 // Test files (`*.test.*`, `test/`, `__fixtures__/`) are not checked: a test may reach anywhere.
 //
 // Usage: node tooling/scripts/check-boundaries.mjs [repository root]
@@ -68,9 +75,9 @@ const GATEWAY_RANKS = {
   http: 50,
   connectors: 45,
   upstream: 42,
-  protocols: 40,
   observability: 30,
-  config: 20,
+  config: 20, // reads protocol names from the codec registry
+  protocols: 15, // wire formats only: the lowest layer but errors.ts
   "(errors)": 10, // errors.ts
 };
 const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
@@ -217,6 +224,74 @@ function providerBranches(file) {
   return found;
 }
 
+/** The protocol names the gateway's codecs declare: their `protocol` and `configName` strings. */
+function protocolNames(srcDir) {
+  const names = new Set();
+  const dir = join(srcDir, "protocols");
+  if (!existsSync(dir)) return names;
+  for (const entry of readdirSync(dir)) {
+    const file = join(dir, entry, "codec.ts");
+    if (!existsSync(file)) continue;
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const visit = (node) => {
+      if (
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        (node.name.text === "protocol" || node.name.text === "configName") &&
+        ts.isStringLiteralLike(node.initializer)
+      ) {
+        names.add(node.initializer.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return names;
+}
+
+/** The name an expression ends in (`spec.provider` → `provider`), or "". */
+function lastName(node) {
+  let expression = node;
+  while (
+    ts.isParenthesizedExpression(expression) ||
+    ts.isNonNullExpression(expression) ||
+    ts.isAsExpression(expression)
+  ) {
+    expression = expression.expression;
+  }
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
+  return "";
+}
+
+/** `[line, name]` of every branch on a protocol name in one file. */
+function protocolBranches(file, names) {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const found = [];
+  const named = (literal, other) =>
+    ts.isStringLiteralLike(literal) &&
+    names.has(literal.text) &&
+    !/provider/i.test(lastName(other));
+  const report = (node, literal) =>
+    found.push([
+      source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      literal.text,
+    ]);
+  const visit = (node, discriminant) => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      if (named(node.left, node.right)) report(node, node.left);
+      else if (named(node.right, node.left)) report(node, node.right);
+    }
+    if (ts.isCaseClause(node) && discriminant && named(node.expression, discriminant)) {
+      report(node, node.expression);
+    }
+    const inner = ts.isSwitchStatement(node) ? node.expression : discriminant;
+    ts.forEachChild(node, (child) => visit(child, ts.isCaseBlock(child) ? inner : discriminant));
+  };
+  visit(source, undefined);
+  return found;
+}
+
 const problems = [];
 const packages = workspacePackages();
 const names = packages.map((p) => p.name);
@@ -268,6 +343,18 @@ for (const pkg of packages) {
     }
     fileGraph.set(file, edges);
   }
+  if (pkg.name === "@planfirst/gateway") {
+    const names = protocolNames(srcDir);
+    const protocolsDir = join(srcDir, "protocols") + sep;
+    for (const file of files) {
+      if (file.startsWith(protocolsDir)) continue;
+      for (const [line, name] of protocolBranches(file, names)) {
+        problems.push(
+          `${relative(root, file)}:${line} branches on protocol name "${name}": what differs per protocol belongs on its codec (src/protocols/)`,
+        );
+      }
+    }
+  }
   for (const cycle of findCycles(fileGraph)) {
     problems.push(
       `import cycle in ${pkg.name}: ${cycle.map((f) => relative(root, f)).join(" -> ")}`,
@@ -284,5 +371,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `check-boundaries: ${packages.length} packages, no forbidden import, no branch on a provider id outside connectors/`,
+  `check-boundaries: ${packages.length} packages, no forbidden import, no branch on a provider id outside connectors/ or on a protocol name outside protocols/`,
 );

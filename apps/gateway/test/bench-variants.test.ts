@@ -4,6 +4,7 @@ import { checkConfig } from "../src/app/check-config";
 import { parseConfig } from "../src/config/load-config";
 import { resolveSecrets } from "../src/config/secrets";
 import { createConnectorRegistry } from "../src/connectors/registry";
+import { protocolOfConfig } from "../src/protocols";
 import { createRoutingTable } from "../src/routing/routing-table";
 
 // The benchmark's gateways are not run here (the bench measures them); their configs are
@@ -26,10 +27,12 @@ describe("benchmark gateway variants", () => {
     const config = parseConfig(benchConfig("plan", "http://127.0.0.1:9/v1", { driver: "memory" }));
     const [connection] = config.connections;
     expect(connection?.provider).toBe(BENCH_PLAN_ENTRY.provider);
-    expect(createConnectorRegistry().choose(connection!)).toEqual({
-      kind: "generic",
-      protocol: "openai",
-    });
+    expect(
+      createConnectorRegistry().choose({
+        ...connection!,
+        protocol: protocolOfConfig(connection!.protocol),
+      }),
+    ).toEqual({ kind: "generic", protocol: "openai-chat" });
     const table = createRoutingTable(config, resolveSecrets(config, ENV));
     const routed = table.connections.get(connection!.id);
     expect(routed?.billing).toMatchObject({ billing: "subscription", overage: "hard-stop" });

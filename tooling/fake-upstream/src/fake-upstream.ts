@@ -247,6 +247,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
       const hit: Hit = {
         method,
         path,
+        query: url.search.slice(1),
         kind: completionProtocol ? "completion" : usageEndpoint ? "usage" : "other",
         protocol: completionProtocol,
         model: typeof record.model === "string" ? record.model : null,

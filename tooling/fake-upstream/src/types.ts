@@ -76,6 +76,8 @@ export interface Hit {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The query string, without the `?` ("" when there is none). */
+  query: string;
   /** `completion` for chat/messages requests, `usage` for usage endpoints, else `other`. */
   kind: "completion" | "usage" | "other";
   /** Protocol of a completion request (from its path), else null. */

@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
 import { GatewayError, type GatewayErrorCode } from "../errors";
-import { errorBody } from "../http/error-body";
 import type { BodyReply } from "../http/reply";
-import type { WireProtocol } from "../protocols";
+import { type ClientProtocolName, clientWireOf } from "../protocols";
 import { packageErrorToGateway, unknownError } from "./package-errors";
 
 /** The HTTP answer of one error code: its status and the `type` in the error body. */
@@ -81,7 +80,11 @@ export function asGatewayError(logger: Logger, error: unknown): GatewayError {
  * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
  * 500 `internal_error` carrying that id but not the message (it might hold a secret).
  */
-export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
+export function errorReply(
+  logger: Logger,
+  error: unknown,
+  protocol: ClientProtocolName,
+): BodyReply {
   const gatewayError = asGatewayError(logger, error);
   const http = httpOfCode(gatewayError.code);
   // The spend store warns once per outage itself; a line per refused request would flood.
@@ -97,7 +100,7 @@ export function errorReply(logger: Logger, error: unknown, protocol: WireProtoco
     status: http.status,
     headers,
     body: JSON.stringify(
-      errorBody(protocol, {
+      clientWireOf(protocol).errorBody({
         message: gatewayError.message,
         type: http.type,
         code: gatewayError.code,

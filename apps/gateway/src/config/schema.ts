@@ -1,5 +1,6 @@
 import { connectionBillingEntrySchema, modelPriceSchema } from "@planfirst/billing-catalog";
 import { z } from "zod";
+import { CONFIG_PROTOCOL_NAMES } from "../protocols/registry";
 
 /** A secret reference: `env:NAME` names an environment variable; secrets are never literal. */
 export const envRefSchema = z
@@ -147,10 +148,11 @@ export const connectionSchema = z.strictObject({
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
   /**
-   * The wire spoken upstream. `openai`, `anthropic` and `openai-responses` have a generic
-   * connector; `gemini` is spoken only by the Gemini Code Assist connector.
+   * The wire spoken upstream, by its config name (each codec's `configName`). `openai`,
+   * `anthropic` and `openai-responses` have a generic connector; `gemini` is spoken only by the
+   * Gemini Code Assist connector.
    */
-  protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
+  protocol: z.enum(CONFIG_PROTOCOL_NAMES),
   /**
    * Inference base URL; optional where the provider's connector has a default, required for a
    * provider served by a generic connector.

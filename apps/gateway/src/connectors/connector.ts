@@ -1,8 +1,6 @@
 import type { ResponseInput, ResponseSignals, UsageSignals } from "@planfirst/quota-cache";
 import packageJson from "../../package.json" with { type: "json" };
-
-/** The wire a connector speaks upstream. */
-export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
+import type { ProtocolName } from "../protocols";
 
 /** What the dispatcher tells a connector about one upstream call. */
 export interface ConnectorCall {
@@ -69,7 +67,8 @@ export interface UsageReading extends UsageSignals {
 export interface UpstreamConnector {
   /** Provider id (`codex`, `github-copilot`, `zai`…), for messages; nothing branches on it. */
   readonly provider: string;
-  readonly protocol: ConnectorProtocol;
+  /** The wire it speaks upstream: the codec that encodes its bodies and reads its answers. */
+  readonly protocol: ProtocolName;
   /**
    * Client identification headers (lower-case names) sent on upstream when the client sent them,
    * besides `user-agent`, which every connector forwards (else it sends planfirst's own): Codex

@@ -24,7 +24,6 @@ export {
 } from "./codex/codex-connector";
 export {
   type ConnectorCall,
-  type ConnectorProtocol,
   identityHeaders,
   PLANFIRST_USER_AGENT,
   type PreparedRequest,

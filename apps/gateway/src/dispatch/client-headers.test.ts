@@ -3,8 +3,14 @@ import { createClaudeOauthConnector } from "../connectors/claude-oauth/claude-oa
 import { createCodexConnector } from "../connectors/codex/codex-connector";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { createOpenAiCompatibleConnector } from "../connectors/openai-compatible/openai-compatible-connector";
+import { codecFor } from "../protocols";
 import type { UpstreamRequest } from "../upstream";
-import { clientHeaderNames, pickClientHeaders, withClientQuery } from "./client-headers";
+import {
+  clientHeaderNames,
+  pickClientHeaders,
+  pickClientQuery,
+  withClientQuery,
+} from "./client-headers";
 import type { ClientRequest } from "./types";
 
 const deps = { persistence: createMemoryCredentialPersistence(), now: () => 0 };
@@ -32,8 +38,7 @@ const upstream: UpstreamRequest = {
 
 function request(extra: Partial<ClientRequest>): ClientRequest {
   return {
-    protocol: "anthropic",
-    api: "anthropic-messages",
+    protocol: "anthropic-messages",
     body: {},
     modelId: "m",
     stream: true,
@@ -75,15 +80,26 @@ describe("client headers", () => {
     });
   });
 
+  it("keeps only the query parameters a wire forwards, with exactly their value", () => {
+    const query = (params: Record<string, string>) => ({ get: (name: string) => params[name] });
+    expect(pickClientQuery(query({ beta: "true", debug: "1" }))).toBe("beta=true");
+    expect(pickClientQuery(query({ beta: "1" }))).toBeUndefined();
+    expect(pickClientQuery(undefined)).toBeUndefined();
+  });
+
   it("adds ?beta=true on Anthropic upstreams only, leaving the headers alone", () => {
+    const messages = codecFor("anthropic-messages").forwarding;
     const client = request({ query: "beta=true" });
-    const withQuery = withClientQuery(upstream, client, true);
+    const withQuery = withClientQuery(upstream, client, messages);
     expect(withQuery.url).toBe("https://api.anthropic.com/v1/messages?beta=true");
     expect(withQuery.headers).toBe(upstream.headers);
-    expect(withClientQuery({ ...upstream, url: `${upstream.url}?x=1` }, client, true).url).toBe(
+    expect(withClientQuery({ ...upstream, url: `${upstream.url}?x=1` }, client, messages).url).toBe(
       "https://api.anthropic.com/v1/messages?x=1&beta=true",
     );
-    expect(withClientQuery(upstream, client, false)).toBe(upstream);
-    expect(withClientQuery(upstream, request({}), true)).toBe(upstream);
+    expect(withClientQuery(upstream, client, codecFor("openai-chat").forwarding)).toBe(upstream);
+    expect(withClientQuery(upstream, request({}), messages)).toBe(upstream);
+    // Only the parameters the wire forwards reach it.
+    const mixed = withClientQuery(upstream, request({ query: "beta=true&other=1" }), messages);
+    expect(mixed.url).toBe("https://api.anthropic.com/v1/messages?beta=true");
   });
 });

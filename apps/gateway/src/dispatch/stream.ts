@@ -2,12 +2,7 @@ import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import type { ClientStreamSource, StreamReply } from "../http/reply";
-import {
-  type ClientStream,
-  codecFor,
-  createFrameRelay,
-  createStreamTranslator,
-} from "../protocols";
+import type { ClientStream } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { SecretRedactor } from "../upstream/secret-redactor";
@@ -59,7 +54,13 @@ const END = { text: "", done: true } as const;
  */
 export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcome> {
   const { deps, request, target, response } = inputs;
-  const inner = clientStreamFor(inputs);
+  // The leg decides: the byte-faithful frame relay, or the hub's translator.
+  const inner = inputs.prepared.leg.openStream(
+    inputs.prepared,
+    request.body,
+    target.model,
+    deps.now,
+  );
   const relay = inputs.redactor ? redactingStream(inner, inputs.redactor) : inner;
   const iterator = response.chunks();
 
@@ -235,33 +236,5 @@ function clientWentAway(request: ClientRequest, error: unknown): boolean {
   return (
     request.signal?.aborted === true ||
     (UpstreamError.isInstance(error) && error.code === "aborted")
-  );
-}
-
-/**
- * The client side of the stream: the byte-faithful frame relay for a same-protocol upstream
- * (hiding the usage-only chat chunk the gateway asked for when the client did not), else the
- * hub's translator from the upstream's protocol to the client's.
- */
-function clientStreamFor(inputs: StreamInputs): ClientStream {
-  const { request, prepared, target, deps } = inputs;
-  if (prepared.protocol === request.api) {
-    return createFrameRelay(codecFor(request.api), {
-      hideUsageOnlyChunks: request.api === "openai-chat" && !includeUsageRequested(request),
-    });
-  }
-  return createStreamTranslator(prepared.protocol, request.api, {
-    model: target.model,
-    nowMs: deps.now(),
-    ...(prepared.request ? { request: prepared.request } : {}),
-  });
-}
-
-function includeUsageRequested(request: ClientRequest): boolean {
-  const options = request.body.stream_options;
-  return (
-    typeof options === "object" &&
-    options !== null &&
-    (options as Record<string, unknown>).include_usage === true
   );
 }

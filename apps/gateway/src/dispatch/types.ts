@@ -1,7 +1,7 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { GatewayReply } from "../http/reply";
 import type { RequestTrace } from "../observability/request-log/request-trace";
-import type { ProtocolName, WireProtocol } from "../protocols";
+import type { ClientProtocolName } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
@@ -10,10 +10,11 @@ import type { ConnectionSlots } from "./connection-slots";
 
 /** One client request as the routes hand it to the dispatcher. */
 export interface ClientRequest {
-  /** The error shape and estimate rules of the client's API (the route it called). */
-  protocol: WireProtocol;
-  /** The hub protocol the client speaks: same-protocol targets relay, others translate. */
-  api: ProtocolName;
+  /**
+   * The protocol the client speaks (the route it called): its bodies, answers and errors, what
+   * the spend ledger reads of its body; targets speaking it relay, others translate.
+   */
+  protocol: ClientProtocolName;
   /** The client headers forwarded upstream (see `client-headers.ts`); none when absent. */
   clientHeaders?: ClientHeaders;
   /**
@@ -26,7 +27,10 @@ export interface ClientRequest {
    * nothing for it, so it can neither be refused by a budget nor book a cost.
    */
   unbilled?: boolean;
-  /** Query forwarded to Anthropic upstreams (`beta=true` from Claude Code), without the `?`. */
+  /**
+   * The client's query parameters some wire forwards (`beta=true` from Claude Code to a Messages
+   * upstream, see `WireForwarding.query`), joined by `&`, without the `?`.
+   */
   query?: string;
   /** The parsed JSON body (parsed once). */
   body: Record<string, unknown>;

@@ -10,7 +10,7 @@ import {
 } from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
 import type { GatewayDeps } from "../deps";
-import { hubProtocolOf } from "../protocols";
+import { codecFor } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientQuery } from "./client-headers";
@@ -83,8 +83,7 @@ export class UpstreamCalls {
     const collect =
       connector.streamOnly === true && !request.stream && request.subPath === undefined;
     const stream = request.stream || collect;
-    const protocol = hubProtocolOf(connector.protocol);
-    const body = upstreamBodyFor(request, protocol, target.model, stream, bodies);
+    const body = upstreamBodyFor(request, connector.protocol, target.model, stream, bodies);
     const shape = connector.prepare({
       model: target.model,
       stream,
@@ -171,7 +170,6 @@ export class UpstreamCalls {
     collect: boolean,
   ): PreparedCall {
     const connection = target.connection;
-    const protocol = body.protocol;
     const built: UpstreamRequest = {
       url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
@@ -184,7 +182,7 @@ export class UpstreamCalls {
         request.stream || collect ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
-    const upstream = withClientQuery(built, request, protocol === "anthropic-messages");
+    const upstream = withClientQuery(built, request, codecFor(body.leg.upstream).forwarding);
     return { upstream, body, collect };
   }
 }

@@ -1,13 +1,7 @@
-import type {
-  ClientStream,
-  EncodeRequestOptions,
-  EncodeResponseOptions,
-  ProtocolName,
-} from "./codec";
+import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
-import { isRecord } from "./ir/guards";
-import { codecFor } from "./registry";
+import { codecFor, type ProtocolName } from "./registry";
 import { formatSseEvents } from "./sse/sse-format";
 import { createSseParser } from "./sse/sse-parser";
 
@@ -26,8 +20,8 @@ export interface TranslatedRequest {
  * The upstream body for a client body in another protocol: decode with the client's codec,
  * encode with the upstream's, through the hub's one representation. Throws `ProtocolError`
  * naming the field for a body it cannot read or a field the upstream cannot honour (the
- * dispatcher skips that target and records why). Use {@link passThroughRequest} when the
- * protocols are the same.
+ * dispatcher skips that target and records why). When the protocols are the same, the client
+ * codec's `passThroughRequest` makes the body (see `legOf`).
  */
 export function translateRequest(
   from: ProtocolName,
@@ -39,29 +33,6 @@ export function translateRequest(
   const request = codecFor(from).decodeRequest(body);
   const encoded = codecFor(to).encodeRequest(request, options);
   return { body: encoded.body, dropped: encoded.dropped, request };
-}
-
-/**
- * The upstream body for a same-protocol client body: a shallow copy with `model` replaced and
- * `stream` set; for chat streams `stream_options.include_usage` is forced on so usage arrives
- * (the relay hides the usage chunk from a client that did not ask for it). Every other field,
- * `previous_response_id` and `include` among them, goes through unchanged.
- */
-export function passThroughRequest(
-  protocol: ProtocolName,
-  body: Json,
-  options: EncodeRequestOptions,
-): Json {
-  const copy: Json = { ...body, model: options.model };
-  if (options.stream) copy.stream = true;
-  else if ("stream" in copy) copy.stream = false;
-  if (protocol === "openai-chat") {
-    if (options.stream) {
-      const existing = isRecord(body.stream_options) ? body.stream_options : {};
-      copy.stream_options = { ...existing, include_usage: true };
-    } else delete copy.stream_options;
-  }
-  return copy;
 }
 
 /** A non-stream answer translated for the client, with the usage the upstream reported. */
@@ -98,10 +69,9 @@ export function encodeAnswer(
   answer: IrResponse,
   options: EncodeResponseOptions,
 ): TranslatedResponse {
-  const response =
-    from === "openai-responses"
-      ? answer
-      : restoreCustomCalls(answer, customToolNames(options.request?.tools));
+  const response = codecFor(from).freeformTools
+    ? answer
+    : restoreCustomCalls(answer, customToolNames(options.request?.tools));
   const encoded = codecFor(to).encodeResponse(response, options);
   return { body: encoded.body, dropped: encoded.dropped, usage: response.usage };
 }
@@ -132,8 +102,9 @@ class StreamTranslator implements ClientStream {
   constructor(from: ProtocolName, to: ProtocolName, options: EncodeResponseOptions) {
     this.decoder = codecFor(from).decodeStream();
     this.encoder = codecFor(to).encodeStream(options);
-    const names =
-      from === "openai-responses" ? new Set<string>() : customToolNames(options.request?.tools);
+    const names = codecFor(from).freeformTools
+      ? new Set<string>()
+      : customToolNames(options.request?.tools);
     this.restore = createCustomCallRestorer(names);
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
-import { pickClientHeaders } from "../../dispatch/client-headers";
+import { pickClientHeaders, pickClientQuery } from "../../dispatch/client-headers";
 import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
 import { clientSignal, nodeClientSignal } from "../../http/client-signal";
@@ -24,7 +24,7 @@ import type { CompletionRoute } from "./route-table";
 /** What a completion route reads from the request line and headers besides the body. */
 export interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
-  /** `beta=true` when the client asked for it (Claude Code), forwarded to Anthropic upstreams. */
+  /** The query parameters some wire forwards (Claude Code's `beta=true`), see `pickClientQuery`. */
   readonly query: string | undefined;
   /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
   readonly unbilled?: boolean;
@@ -40,7 +40,7 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
   return async (c: Context<GatewayEnv>): Promise<Response> => {
     const extras: CompletionExtras = {
       clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
-      query: betaQuery(c.req.query("beta")),
+      query: pickClientQuery({ get: (name) => c.req.query(name) }),
     };
     const reply = await completionReply(
       app,
@@ -117,13 +117,12 @@ export function answerCompletion(
     trace.stream = stream;
   }
   try {
-    validateCompletionBody(route.api, body, app.deps.config.server.bodyLimitBytes);
+    validateCompletionBody(route.protocol, body, app.deps.config.server.bodyLimitBytes);
   } catch (error) {
     return Promise.reject(error);
   }
   return app.dispatcher.dispatch({
     protocol: route.protocol,
-    api: route.api,
     ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
     ...(extras.query ? { query: extras.query } : {}),
     ...(route.subPath ? { subPath: route.subPath } : {}),
@@ -150,7 +149,7 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
       const extras: CompletionExtras = {
         clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => first(headers[name])),
-        query: betaQuery(queryParam(incoming.url, "beta")),
+        query: pickClientQuery(queryParams(incoming.url)),
       };
       const reply = await completionReply(
         app,
@@ -175,15 +174,11 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
 
 const NO_EXTRAS: CompletionExtras = { clientHeaders: undefined, query: undefined };
 
-/** Only `beta=true` is forwarded: no other query reaches an upstream. */
-function betaQuery(value: string | undefined): string | undefined {
-  return value === "true" ? "beta=true" : undefined;
-}
-
-function queryParam(url: string | undefined, name: string): string | undefined {
+/** The query of a request target; undefined when it has none. */
+function queryParams(url: string | undefined): URLSearchParams | undefined {
   const start = url?.indexOf("?") ?? -1;
   if (url === undefined || start === -1) return undefined;
-  return new URLSearchParams(url.slice(start + 1)).get(name) ?? undefined;
+  return new URLSearchParams(url.slice(start + 1));
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -100,7 +100,7 @@ export function createAnthropicConnector(
   const billed = generic ? null : meteredEvidence(`a ${spec.provider} API key bills every request`);
   return {
     provider: spec.provider,
-    protocol: "anthropic",
+    protocol: "anthropic-messages",
     forwardedClientHeaders: ANTHROPIC_FORWARDED_HEADERS,
     prepare(call) {
       const headers = anthropicRequestHeaders(call, spec.headers);

@@ -66,7 +66,7 @@ export function createClaudeOauthConnector(
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/oauth/usage`;
   return {
     provider: "claude",
-    protocol: "anthropic",
+    protocol: "anthropic-messages",
     forwardedClientHeaders: ANTHROPIC_FORWARDED_HEADERS,
     prepare(call) {
       return withToken(credential, (token) => {

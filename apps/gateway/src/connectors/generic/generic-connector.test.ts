@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { configNameOf } from "../../protocols";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import { createMemoryCredentialPersistence } from "../credential-persistence";
@@ -17,7 +18,7 @@ function acme(overrides: Partial<ConnectorSpec> = {}): ConnectorSpec {
     id: "acme",
     provider: "acme-coding",
     authType: "apikey",
-    protocol: "openai",
+    protocol: "openai-chat",
     baseUrl: "https://api.acme.example/coding/v1/",
     credential: "acme-key-1",
     ...overrides,
@@ -29,7 +30,7 @@ const create = (spec: ConnectorSpec) => createConnectorRegistry().create(spec, d
 describe("generic connectors (a provider id with no connector of its own)", () => {
   it("openai: chat completions with a Bearer key, under the connection's own provider id", () => {
     const connector = create(acme());
-    expect(connector).toMatchObject({ provider: "acme-coding", protocol: "openai" });
+    expect(connector).toMatchObject({ provider: "acme-coding", protocol: "openai-chat" });
     expect(connector.prepare(call)).toEqual({
       url: "https://api.acme.example/coding/v1/chat/completions",
       headers: {
@@ -64,9 +65,9 @@ describe("generic connectors (a provider id with no connector of its own)", () =
 
   it("anthropic: messages with x-api-key and anthropic-version, the client's Anthropic headers forwarded, read as the Anthropic API", () => {
     const connector = create(
-      acme({ protocol: "anthropic", baseUrl: "https://api.acme.example/anthropic" }),
+      acme({ protocol: "anthropic-messages", baseUrl: "https://api.acme.example/anthropic" }),
     );
-    expect(connector.protocol).toBe("anthropic");
+    expect(connector.protocol).toBe("anthropic-messages");
     expect(connector.prepare(call)).toEqual({
       url: "https://api.acme.example/anthropic/v1/messages",
       headers: {
@@ -112,7 +113,7 @@ describe("generic connectors (a provider id with no connector of its own)", () =
         observedAtMs: 0,
       },
     ];
-    for (const protocol of ["openai", "anthropic", "openai-responses"] as const) {
+    for (const protocol of ["openai-chat", "anthropic-messages", "openai-responses"] as const) {
       const keyed = create(acme({ protocol }));
       const keyless = create(acme({ protocol, authType: "none", credential: undefined }));
       for (const answer of answers) {
@@ -156,10 +157,10 @@ describe("generic connectors (a provider id with no connector of its own)", () =
   });
 
   it("needs baseUrl, and a key unless keyless: errors name the connection, never the key", () => {
-    for (const protocol of ["openai", "anthropic", "openai-responses"] as const) {
+    for (const protocol of ["openai-chat", "anthropic-messages", "openai-responses"] as const) {
       expect(() => create(acme({ protocol, baseUrl: undefined }))).toThrow(
         new RegExp(
-          `connection acme: provider "acme-coding" has no connector of its own, so the generic ${protocol} connector serves it, and that needs baseUrl`,
+          `connection acme: provider "acme-coding" has no connector of its own, so the generic ${configNameOf(protocol)} connector serves it, and that needs baseUrl`,
         ),
       );
       let error: unknown;
@@ -175,10 +176,10 @@ describe("generic connectors (a provider id with no connector of its own)", () =
   });
 
   it("says which generic connector serves a connection, for planfirst check", () => {
-    expect(describeGenericConnector("openai", false)).toBe(
+    expect(describeGenericConnector("openai-chat", false)).toBe(
       "generic openai connector (Bearer key, OpenAI errors and x-ratelimit headers)",
     );
-    expect(describeGenericConnector("anthropic", false)).toBe(
+    expect(describeGenericConnector("anthropic-messages", false)).toBe(
       "generic anthropic connector (x-api-key, Anthropic errors and anthropic-ratelimit headers)",
     );
     expect(describeGenericConnector("openai-responses", true)).toBe(

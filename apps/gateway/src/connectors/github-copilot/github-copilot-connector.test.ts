@@ -53,7 +53,7 @@ function spec(
     id: "copilot",
     provider: "github-copilot",
     authType: "oauth",
-    protocol: "openai",
+    protocol: "openai-chat",
     usageUrl: fakes.copilot.userUrl,
     credential: { githubToken, tokenUrl: fakes.copilot.tokenUrl },
     ...overrides,

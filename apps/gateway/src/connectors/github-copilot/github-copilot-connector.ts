@@ -165,7 +165,7 @@ export function createGithubCopilotConnector(
 
   return {
     provider: "github-copilot",
-    protocol: "openai",
+    protocol: "openai-chat",
     forwardedClientHeaders: COPILOT_FORWARDED_HEADERS,
     prepare(call) {
       const build = (base: string, token: string) => {

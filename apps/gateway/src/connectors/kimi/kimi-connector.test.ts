@@ -152,13 +152,13 @@ describe("kimi connector on the Anthropic endpoint", () => {
         id: "kimi-coding",
         provider: "kimi",
         authType: "apikey",
-        protocol: "anthropic",
+        protocol: "anthropic-messages",
         baseUrl: "https://api.kimi.com/coding",
         credential: "sk-kimi-console",
       },
       { persistence, now: () => clockMs },
     );
-    expect(c.protocol).toBe("anthropic");
+    expect(c.protocol).toBe("anthropic-messages");
     expect(
       c.prepare({ ...call, clientHeaders: { "anthropic-beta": "context-1m-2025-08-07" } }),
     ).toMatchObject({

@@ -8,7 +8,7 @@ import {
 } from "../connector-credential";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenRefresher } from "../oauth-refresh";
-import { planForwardedHeaders, planInferenceRequest } from "../plan-request";
+import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
 import { answerReader } from "../read-signals";
 import { parseKimiUsage } from "./kimi-usage";
 
@@ -48,7 +48,7 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
     }),
   });
   const baseUrl = spec.baseUrl ?? KIMI_DEFAULT_BASE_URL;
-  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const protocol = planProtocol(spec);
   const keyAuth = credential.kind === "static" ? "x-api-key" : "bearer";
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/coding/v1/usages`;
   return {

@@ -60,7 +60,7 @@ export function createOpenAiCompatibleConnector(
   const readUsage = options.readUsage;
   return {
     provider: spec.provider,
-    protocol: responses ? "openai-responses" : "openai",
+    protocol: responses ? "openai-responses" : "openai-chat",
     forwardedClientHeaders: [],
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);

@@ -32,7 +32,7 @@ export function createOpenRouterConnector(spec: ConnectorSpec): UpstreamConnecto
   const billed = meteredEvidence("an OpenRouter key bills every request");
   return {
     provider: "openrouter",
-    protocol: "openai",
+    protocol: "openai-chat",
     forwardedClientHeaders: [],
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);

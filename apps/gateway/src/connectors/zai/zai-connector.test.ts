@@ -138,11 +138,11 @@ describe("z.ai connector on the Anthropic endpoint", () => {
       id: "zai-coding",
       provider: "zai",
       authType: "apikey",
-      protocol: "anthropic",
+      protocol: "anthropic-messages",
       baseUrl: "https://api.z.ai/api/anthropic",
       credential: "zai-key",
     });
-    expect(c.protocol).toBe("anthropic");
+    expect(c.protocol).toBe("anthropic-messages");
     expect(c.prepare({ model: "glm-4.6", stream: true })).toMatchObject({
       url: "https://api.z.ai/api/anthropic/v1/messages",
       headers: { "x-api-key": "zai-key", accept: "text/event-stream" },

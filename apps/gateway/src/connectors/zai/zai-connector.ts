@@ -3,7 +3,7 @@ import type { UpstreamConnector, UsageReading } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
-import { planForwardedHeaders, planInferenceRequest } from "../plan-request";
+import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
 import { answerReader } from "../read-signals";
 import { classifyZaiFailure } from "./zai-failure";
 import { parseZaiUsage, zaiUsageRefusal } from "./zai-usage";
@@ -29,7 +29,7 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
     });
   }
   const baseUrl = spec.baseUrl ?? ZAI_DEFAULT_BASE_URL;
-  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const protocol = planProtocol(spec);
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/monitor/usage/quota/limit`;
   const read = answerReader(parseGenericResponse);
   return {
