@@ -1,3 +1,4 @@
+import { createSessionBook } from "@planfirst/quota-cache";
 import { Hono } from "hono";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { wireConnectors } from "../connectors/wire-connectors";
@@ -52,7 +53,7 @@ export function buildGatewayApp(
   given: GatewayDeps,
   parts: { statusTracker?: StatusTracker } = {},
 ): GatewayApp {
-  const deps = given.connectors ? given : withConnectors(given);
+  const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
     parts.statusTracker ??
@@ -94,6 +95,14 @@ export function buildGatewayApp(
   });
 
   return { hono, context };
+}
+
+/** `deps` with a session book: the one given, else one kept in this process's memory. */
+function withSessions(deps: GatewayDeps): GatewayDeps {
+  if (deps.sessions) return deps;
+  const { idleTtlMs, maxEntries } = deps.config.subscriptionLadder.sessionAffinity;
+  const sessions = createSessionBook({ now: deps.now, idleTtlMs, maxEntries });
+  return { ...deps, sessions };
 }
 
 /** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */

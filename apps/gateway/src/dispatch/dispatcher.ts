@@ -7,6 +7,7 @@ import { connectionReasons, type ExplainSource } from "../routing/explain-model"
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
+import { type PinnedTarget, pinnedTargetOut } from "../routing/session-affinity";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { emptyPoolError } from "./empty-pool";
@@ -22,6 +23,7 @@ import { planSignals } from "./plan-signals";
 import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
+import { SessionPlacer } from "./session-placement";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
@@ -57,6 +59,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
   const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
+  const pinnedOut = (pin: PinnedTarget) => pinnedTargetOut(table, live, ladderOptions, pin);
+  const placement = new SessionPlacer(deps.sessions, pinnedOut);
   const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
@@ -117,11 +121,16 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) throw unknownModelError(resolution, table);
     const targets = pools.targetsFor(resolution, request.client);
+    // ladder.md §16: the session's pin goes first when the ladder kept it on the serving rung.
+    const pin = placement.pinOf(request.session);
+    const decision = placement.decide(targets, pin);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
       // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
-      if (probe.served) return probe.served;
+      if (probe.served) {
+        return placement.answered(request.session, pin, decision, probe.served, probe.attempts);
+      }
       throw exhausted(resolution, request, probe.attempts);
     }
 
@@ -131,7 +140,11 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimited: false,
       rateLimitRetryAt: null,
     };
-    for (const target of targets) {
+    // The pinned target, when it goes first out of its turn, is tried once, before the rest.
+    const first = decision.first;
+    for (let step = first > 0 ? -1 : 0; step < targets.length; step++) {
+      if (step === first) continue;
+      const target = targets[step < 0 ? first : step]!;
       const attempt = new Attempt(deps, target, request.requestId);
       state.attempts.push(attempt.record);
       if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
@@ -154,7 +167,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       // The one place a reservation is given back: whatever happened, unless it was handed off.
       try {
         const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
-        if (outcome.served) return outcome.served;
+        if (outcome.served) {
+          return placement.answered(request.session, pin, decision, outcome.served, state.attempts);
+        }
       } finally {
         admission.hold.release();
       }

@@ -7,6 +7,7 @@ import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { receiptOf, writeReceipt } from "./receipt";
 import type { ReservationHold } from "./reservation";
+import { pinServed } from "./session-placement";
 import { settleSpend } from "./settle";
 import { type ClientRequest, FELL_THROUGH, type TargetOutcome } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -74,6 +75,7 @@ export async function serveNonStream(
     ? await settleSpend(deps, target, reservation, usage, request, hold.estimatedInputTokens)
     : "0";
   attempt.finish("ok");
+  pinServed(deps, request, target);
   const headers: Record<string, string> = { "content-type": JSON_HEADERS };
   writeReceipt(headers, receiptOf(target, attemptCount, costUsd));
   writeDropped(headers, dropped);

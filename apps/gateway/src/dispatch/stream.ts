@@ -13,6 +13,7 @@ import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstr
 import type { SecretRedactor } from "../upstream/secret-redactor";
 import { writeReceipt } from "./receipt";
 import { redactingStream } from "./redaction";
+import { pinServed } from "./session-placement";
 import { settleSpend } from "./settle";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -187,6 +188,8 @@ class UpstreamStreamSource implements ClientStreamSource {
     this.settled = true;
     const { deps, target } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
+    // Only a stream that ended cleanly pins its session: a cut or failed one answered nothing.
+    if (outcome === "ok") pinServed(deps, this.inputs.request, target);
     return settle(this.inputs, this.relay);
   }
 }

@@ -4,6 +4,7 @@ import type { ProtocolName, WireProtocol } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
+import type { SessionKey } from "../routing/session-key";
 import type { AbortSignalLike } from "../upstream";
 
 /** One client request as the routes hand it to the dispatcher. */
@@ -31,6 +32,11 @@ export interface ClientRequest {
   modelId: string;
   stream: boolean;
   client: ClientIdentity;
+  /**
+   * The request's session (ladder.md §16); absent when affinity is off, for an unbilled call,
+   * or when nothing in the request names or shapes a conversation.
+   */
+  session?: SessionKey;
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;

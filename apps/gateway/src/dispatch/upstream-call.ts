@@ -9,6 +9,7 @@ import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
 import { hubProtocolOf, ProtocolError } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
+import { promptCacheKeyOf } from "../routing/session-key";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientHeaders } from "./client-headers";
 import { sentCredential } from "./sent-credential";
@@ -70,7 +71,13 @@ export class UpstreamCalls {
       });
     }
     const protocol = hubProtocolOf(connector.protocol);
-    const body = upstreamBodyFor(request, protocol, target.model, bodies);
+    const body = upstreamBodyFor(
+      request,
+      protocol,
+      target.model,
+      bodies,
+      promptCacheKeyFor(target, connector, request),
+    );
     const shape = connector.prepare({
       model: target.model,
       stream: request.stream,
@@ -161,6 +168,21 @@ export class UpstreamCalls {
     const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
     return { upstream, body };
   }
+}
+
+/**
+ * The prompt cache key a session's request carries to `target`: derived from the session hash,
+ * only to an upstream that takes one (the connection's `promptCacheKey` setting, else what its
+ * connector knows of the provider). The protocol writes it only where the client sent none.
+ */
+function promptCacheKeyFor(
+  target: DispatchTarget,
+  connector: UpstreamConnector,
+  request: ClientRequest,
+): string | undefined {
+  if (request.session === undefined) return undefined;
+  const accepts = target.connection.config.promptCacheKey ?? connector.acceptsPromptCacheKey;
+  return accepts === true ? promptCacheKeyOf(request.session.hash) : undefined;
 }
 
 /**

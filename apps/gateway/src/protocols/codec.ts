@@ -1,3 +1,4 @@
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import type { SseEvent } from "./types";
 
@@ -19,6 +20,11 @@ export interface EncodeRequestOptions {
   model: string;
   /** Whether the upstream is asked to stream. */
   stream: boolean;
+  /**
+   * A prompt cache key to send, for a protocol that has the field ({@link Codec.promptCacheKeyField}),
+   * when the body carries none of its own; ignored by protocols without one.
+   */
+  promptCacheKey?: string;
 }
 
 /** Options of {@link Codec.encodeResponse} and {@link Codec.encodeStream}. */
@@ -94,6 +100,17 @@ export interface Codec {
   encodeStream(options: EncodeResponseOptions): StreamEncoder;
   /** How the same-protocol relay reads this protocol's streams. */
   readonly relay: RelayProfile;
+  /**
+   * The opening of the conversation a client body belongs to (system prompt, first user message,
+   * each cut to `maxChars`, and whether the body is a later turn), for the session key's
+   * fallback; null when the body holds no user message. Absent for upstream-only protocols.
+   */
+  conversationOpening?(
+    body: Readonly<Record<string, unknown>>,
+    maxChars: number,
+  ): ConversationOpening | null;
+  /** The top-level body field that names a prompt cache (`prompt_cache_key`); absent when none. */
+  readonly promptCacheKeyField?: string;
 }
 
 /**

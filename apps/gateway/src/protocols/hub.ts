@@ -1,9 +1,11 @@
 import type {
   ClientStream,
+  Codec,
   EncodeRequestOptions,
   EncodeResponseOptions,
   ProtocolName,
 } from "./codec";
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
 import { isRecord } from "./ir/guards";
@@ -44,8 +46,10 @@ export function translateRequest(
 /**
  * The upstream body for a same-protocol client body: a shallow copy with `model` replaced and
  * `stream` set; for chat streams `stream_options.include_usage` is forced on so usage arrives
- * (the relay hides the usage chunk from a client that did not ask for it). Every other field,
- * `previous_response_id` and `include` among them, goes through unchanged.
+ * (the relay hides the usage chunk from a client that did not ask for it); `promptCacheKey`
+ * fills the protocol's prompt cache field when the client left it empty. Every other field,
+ * `previous_response_id`, `include` and the client's own prompt cache key among them, goes
+ * through unchanged.
  */
 export function passThroughRequest(
   protocol: ProtocolName,
@@ -55,6 +59,14 @@ export function passThroughRequest(
   const copy: Json = { ...body, model: options.model };
   if (options.stream) copy.stream = true;
   else if ("stream" in copy) copy.stream = false;
+  const cacheField = codecFor(protocol).promptCacheKeyField;
+  if (
+    options.promptCacheKey !== undefined &&
+    cacheField !== undefined &&
+    copy[cacheField] == null
+  ) {
+    copy[cacheField] = options.promptCacheKey;
+  }
   if (protocol === "openai-chat") {
     if (options.stream) {
       const existing = isRecord(body.stream_options) ? body.stream_options : {};
@@ -62,6 +74,19 @@ export function passThroughRequest(
     } else delete copy.stream_options;
   }
   return copy;
+}
+
+/**
+ * The opening of the conversation a client body of `protocol` belongs to (see
+ * {@link Codec.conversationOpening}); null when the protocol reads none or the body has no user
+ * message.
+ */
+export function conversationOpeningOf(
+  protocol: ProtocolName,
+  body: Readonly<Json>,
+  maxChars: number,
+): ConversationOpening | null {
+  return codecFor(protocol).conversationOpening?.(body, maxChars) ?? null;
 }
 
 /** A non-stream answer translated for the client, with the usage the upstream reported. */

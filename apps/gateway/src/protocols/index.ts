@@ -5,8 +5,10 @@ export type {
   EncodeResponseOptions,
   ProtocolName,
 } from "./codec";
+export type { ConversationOpening } from "./conversation-opening";
 export { DEGRADE_POLICY, degradeTableMarkdown } from "./degrade-policy";
 export {
+  conversationOpeningOf,
   createStreamTranslator,
   passThroughRequest,
   type TranslatedRequest,

@@ -11,6 +11,13 @@ import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
 import { replyToResponse } from "../../http/reply";
 import { readJsonBody, readNodeJsonBody } from "../../http/request-body";
+import { conversationOpeningOf } from "../../protocols";
+import {
+  pickSessionHeaders,
+  type SessionHeaders,
+  type SessionKey,
+  sessionKeyOf,
+} from "../../routing/session-key";
 import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
@@ -22,6 +29,8 @@ import type { CompletionRoute } from "./route-table";
 /** What a completion route reads from the request line and headers besides the body. */
 export interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
+  /** The session headers the client sent (`x-claude-code-session-id`, …), if any. */
+  readonly sessionHeaders?: SessionHeaders;
   /** `beta=true` when the client asked for it (Claude Code), forwarded to Anthropic upstreams. */
   readonly query: string | undefined;
   /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
@@ -37,8 +46,10 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
     const body = await readJsonBody(c, limit);
+    const header = (name: string) => c.req.header(name);
     const extras: CompletionExtras = {
-      clientHeaders: pickClientHeaders((name) => c.req.header(name)),
+      clientHeaders: pickClientHeaders(header),
+      sessionHeaders: pickSessionHeaders(header),
       query: betaQuery(c.req.query("beta")),
     };
     const reply = await answerCompletion(app, route, body, c.var.client, clientSignal(c), extras);
@@ -75,6 +86,7 @@ export function answerCompletion(
   } catch (error) {
     return Promise.reject(error);
   }
+  const session = extras.unbilled ? undefined : sessionOf(app, route, body, client, extras);
   return app.dispatcher.dispatch({
     protocol: route.protocol,
     api: route.api,
@@ -86,6 +98,7 @@ export function answerCompletion(
     modelId,
     stream: body.stream === true,
     client,
+    ...(session ? { session } : {}),
     requestId: randomUUID(),
     signal,
   });
@@ -102,8 +115,10 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
       const body = await readNodeJsonBody(incoming, limit);
+      const header = (name: string) => first(headers[name]);
       const extras: CompletionExtras = {
-        clientHeaders: pickClientHeaders((name) => first(headers[name])),
+        clientHeaders: pickClientHeaders(header),
+        sessionHeaders: pickSessionHeaders(header),
         query: betaQuery(queryParam(incoming.url, "beta")),
       };
       const reply = await answerCompletion(
@@ -123,6 +138,28 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
 }
 
 const NO_EXTRAS: CompletionExtras = { clientHeaders: undefined, query: undefined };
+
+/**
+ * The session of a completion request (ladder.md §16): from the session headers, the body's own
+ * ids, else the conversation's opening as the route's protocol reads it. None while affinity is
+ * off (`idleTtlMs: 0`).
+ */
+function sessionOf(
+  app: AppContext,
+  route: CompletionRoute,
+  body: Record<string, unknown>,
+  client: ClientIdentity,
+  extras: CompletionExtras,
+): SessionKey | undefined {
+  if (app.deps.sessions?.enabled !== true) return undefined;
+  const key = sessionKeyOf({
+    headers: extras.sessionHeaders,
+    body,
+    clientId: client.id,
+    opening: (maxChars) => conversationOpeningOf(route.api, body, maxChars),
+  });
+  return key ?? undefined;
+}
 
 /** Only `beta=true` is forwarded: no other query reaches an upstream. */
 function betaQuery(value: string | undefined): string | undefined {

@@ -95,6 +95,8 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
     protocol: "openai-responses",
     // The backend answers `stream: false` with 400 "Stream must be set to true".
     streamOnly: true,
+    // The Codex CLI sends its conversation id as `prompt_cache_key`; the backend routes by it.
+    acceptsPromptCacheKey: true,
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);

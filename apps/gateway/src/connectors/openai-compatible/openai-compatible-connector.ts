@@ -32,6 +32,8 @@ export function createOpenAiCompatibleConnector(spec: ConnectorSpec): UpstreamCo
   return {
     provider: spec.provider,
     protocol: "openai",
+    // OpenAI's own API takes `prompt_cache_key`; an unknown compatible server may refuse it.
+    acceptsPromptCacheKey: spec.provider.toLowerCase() === "openai",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       if (key) headers.authorization = `Bearer ${key}`;

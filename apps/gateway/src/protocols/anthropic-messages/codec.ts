@@ -1,4 +1,5 @@
 import type { Codec } from "../codec";
+import { messagesConversationOpening } from "./conversation-opening";
 import { decodeMessagesRequest } from "./decode-request";
 import { decodeMessagesResponse } from "./decode-response";
 import { decodeMessagesStream } from "./decode-stream";
@@ -26,6 +27,7 @@ export const anthropicMessagesCodec: Codec = {
   encodeResponse: encodeMessagesResponse,
   decodeStream: decodeMessagesStream,
   encodeStream: encodeMessagesStream,
+  conversationOpening: messagesConversationOpening,
   relay: {
     tracks: (event) => tracked(event),
     isTerminal: (event, data) =>

@@ -1,4 +1,5 @@
 import type { Codec } from "../codec";
+import { chatConversationOpening } from "./conversation-opening";
 import { decodeChatRequest } from "./decode-request";
 import { decodeChatResponse } from "./decode-response";
 import { decodeChatStream } from "./decode-stream";
@@ -18,6 +19,8 @@ export const openAiChatCodec: Codec = {
   encodeResponse: encodeChatResponse,
   decodeStream: decodeChatStream,
   encodeStream: encodeChatStream,
+  conversationOpening: chatConversationOpening,
+  promptCacheKeyField: "prompt_cache_key",
   relay: {
     // Only chunks that can carry usage, a finish or an error are parsed: the hot path is a copy.
     tracks: (_event, data) =>

@@ -1,4 +1,5 @@
 import type { Codec } from "../codec";
+import { responsesConversationOpening } from "./conversation-opening";
 import { decodeResponsesRequest } from "./decode-request";
 import { decodeResponsesResponse } from "./decode-response";
 import { decodeResponsesStream } from "./decode-stream";
@@ -17,6 +18,8 @@ export const openAiResponsesCodec: Codec = {
   encodeResponse: encodeResponsesResponse,
   decodeStream: decodeResponsesStream,
   encodeStream: encodeResponsesStream,
+  conversationOpening: responsesConversationOpening,
+  promptCacheKeyField: "prompt_cache_key",
   relay: {
     // Everything but the terminal and error events is copied unread.
     tracks: (event) => event === undefined || event === "error" || TERMINAL.has(event),
