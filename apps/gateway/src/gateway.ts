@@ -5,6 +5,7 @@ import {
   createMemoryQuotaStore,
   createQuotaCache,
   createRefreshScheduler,
+  createSessionBook,
   type QuotaStore,
   type RefreshOutcome,
 } from "@planfirst/quota-cache";
@@ -82,7 +83,7 @@ export interface Gateway {
 /**
  * Builds everything a gateway needs from its config: secrets from `env` (a connection whose
  * credential is unset is disabled with a warning, never a crash), one store choice for quota
- * state, cooldowns and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
+ * state, cooldowns, session pins and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
  * memory, redis), the upstream client, metrics, logger, and the usage pollers.
  */
 export function createGateway(options: CreateGatewayOptions): Gateway {
@@ -105,6 +106,13 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     exitCutoffPercent: config.subscriptionLadder.exitCutoffPercent,
     reentryMinRemainingPercent: config.subscriptionLadder.reentryMinRemainingPercent,
     cooldowns,
+  });
+  // Session pins share the quota store: on Redis every replica reads the same pins.
+  const sessions = createSessionBook({
+    store: stores.quota,
+    now,
+    idleTtlMs: config.subscriptionLadder.sessionAffinity.idleTtlMs,
+    maxEntries: config.subscriptionLadder.sessionAffinity.maxEntries,
   });
   const ledger = createSpendLedger({
     store: stores.spend,
@@ -131,6 +139,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     logger,
     metrics,
     connectors,
+    sessions,
   };
   const built = buildGatewayApp(deps, { statusTracker });
   registerStateGauges(built.context);

@@ -1,13 +1,26 @@
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import {
   claudeRateLimited,
   type FakeUpstream,
   type Hit,
   serverError,
 } from "@planfirst/fake-upstream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
+import { pinKeyOf, sessionHash } from "../src/routing/session-key";
 import { claudeUsagePayload, TEST_ENV } from "./fixtures";
-import { CLAUDE_HARD_STOP_ENTRY, chatBody, type Harness, post, useTestBed } from "./harness";
+import {
+  CLAUDE_HARD_STOP_ENTRY,
+  chatBody,
+  createClock,
+  deleteRedisKeys,
+  type Harness,
+  post,
+  REDIS_URL,
+  redisStorage,
+  useTestBed,
+  waitFor,
+} from "./harness";
 
 // ladder.md §16: inside the rung the ladder chose, a conversation's next turn goes where its
 // last one was served, while the ladder still admits it there; otherwise it moves and stays.
@@ -242,6 +255,39 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     expect(b1.session?.slice(0, 16)).not.toBe(a1.session?.slice(0, 16));
     // The header shows a hash only, never what the client sent.
     expect(a1.session).toMatch(/^[0-9a-f]{16}; affinity=new$/);
+    // A side request of the session to another model id pins apart: the main pin stays.
+    expect((await send(harness, chatBody("vendor/coder"), keyA)).connection).toBe("cheap-1");
+    const a3 = await send(harness, chatBody("auto/subscription"), keyA);
+    expect(a3.connection).toBe("plan-b");
+    expect(affinity(a3)).toBe("affinity=hit");
+  });
+
+  it("recognises Claude Code's x-claude-code-session-id on Messages and the Codex CLI's session_id on Responses", async () => {
+    const harness = await bed.start({ config: sessionConfig(), env: ENV });
+    const messages = await post(
+      harness.url,
+      "/v1/messages",
+      { model: MODEL, max_tokens: 16, messages: [{ role: "user", content: "hi" }] },
+      { "x-claude-code-session-id": "2b7c0c1e-claude-session" },
+    );
+    expect(messages.status).toBe(200);
+    expect(messages.headers.get("x-planfirst-session")).toBe(
+      `${sessionHash("anonymous", "claude-code", "2b7c0c1e-claude-session")}; affinity=new`,
+    );
+    // Forwarded to the Anthropic upstream as the client sent it.
+    expect(bed.fakes.planA.completionHits().at(-1)?.headers["x-claude-code-session-id"]).toBe(
+      "2b7c0c1e-claude-session",
+    );
+    const responses = await post(
+      harness.url,
+      "/v1/responses",
+      { model: "vendor/coder", input: "hi" },
+      { session_id: "0199-codex-conversation" },
+    );
+    expect(responses.status).toBe(200);
+    expect(responses.headers.get("x-planfirst-session")).toBe(
+      `${sessionHash("anonymous", "openai", "0199-codex-conversation")}; affinity=new`,
+    );
   });
 
   it("forgets a session idle for idleTtlMs: its next turn follows the current order", async () => {
@@ -303,6 +349,89 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     expect(affinity(next)).toBe("affinity=new");
   });
 });
+
+describe("sessions shared by replicas on Redis", () => {
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    await Promise.all(prefixes.map((prefix) => deleteRedisKeys(prefix)));
+  });
+
+  it("a conversation keeps its connection whichever replica serves it, though the replicas break a price tie differently", async () => {
+    const storage = redisStorage();
+    prefixes.push(storage.keyPrefix);
+    const clock = createClock();
+    const one = await bed.start({ config: sessionConfig(), env: ENV, clock, storage });
+    const reversed = sessionConfig();
+    reversed.connections = [...(reversed.connections ?? [])].reverse();
+    const two = await bed.start({ config: reversed, env: ENV, clock, storage });
+
+    const first = await send(one, turn("auto/paid:thrifty", "replicas", 1));
+    expect(first.connection).toBe("cheap-1");
+    const hash = first.session?.slice(0, 16) ?? "";
+    const book = two.server.gateway.deps.sessions;
+    await waitFor(
+      () => book?.pinOf(pinKeyOf(hash, "auto/paid:thrifty"))?.connectionId === "cheap-1",
+      {
+        what: "the pin to reach the other replica",
+      },
+    );
+    const second = await send(two, turn("auto/paid:thrifty", "replicas", 2));
+    expect(second.connection).toBe("cheap-1");
+    expect(affinity(second)).toBe("affinity=hit");
+    expect((await send(one, turn("auto/paid:thrifty", "replicas", 3))).connection).toBe("cheap-1");
+    // A new conversation on the second replica follows that replica's own order.
+    expect((await send(two, turn("auto/paid:thrifty", "fresh", 1))).connection).toBe("cheap-2");
+  });
+
+  it("Redis goes away mid-conversation: every request is still served, the pins this replica holds still apply", async () => {
+    const relay = await redisRelay();
+    const storage = { ...redisStorage(), url: relay.url };
+    prefixes.push(storage.keyPrefix);
+    try {
+      const harness = await bed.start({ config: sessionConfig(), env: ENV, storage });
+      await planReadings(harness, 4 * HOUR, 1 * HOUR);
+      expect((await send(harness, turn("auto/subscription", "outage", 1))).connection).toBe(
+        "plan-b",
+      );
+      await relay.cut();
+      harness.clock.advance(200_000);
+      await planReadings(harness, 30 * 60_000, 3 * HOUR);
+      const during = await send(harness, turn("auto/subscription", "outage", 2));
+      expect(during.connection).toBe("plan-b");
+      expect(affinity(during)).toBe("affinity=hit");
+      expect((await send(harness, turn("auto/subscription", "new", 1))).connection).toBe("plan-a");
+    } finally {
+      await relay.cut();
+    }
+  });
+});
+
+/** A TCP relay to the test Redis that can be cut: Redis then looks down to whoever used it. */
+async function redisRelay(): Promise<{ url: string; cut(): Promise<void> }> {
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => sockets.delete(socket));
+    }
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe("prompt cache hints on the way upstream", () => {
   it("an OpenAI upstream gets a prompt_cache_key derived from the session when the client sent none; a generic server gets none", async () => {

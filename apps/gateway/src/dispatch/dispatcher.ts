@@ -122,7 +122,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     if (!resolution.ok) throw unknownModelError(resolution, table);
     const targets = pools.targetsFor(resolution, request.client);
     // ladder.md §16: the session's pin goes first when the ladder kept it on the serving rung.
-    const pin = placement.pinOf(request.session);
+    const pin = placement.pinOf(request.session, request.modelId);
     const decision = placement.decide(targets, pin);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);

@@ -10,7 +10,7 @@ import {
   type PinnedTarget,
   placeSession,
 } from "../routing/session-affinity";
-import type { SessionKey } from "../routing/session-key";
+import { pinKeyOf, type SessionKey } from "../routing/session-key";
 import type { ClientRequest } from "./types";
 
 /** The answer header naming a request's session and how affinity placed it. */
@@ -28,14 +28,15 @@ export class SessionPlacer {
   ) {}
 
   /**
-   * The live pin of a request's session; undefined without a session, with affinity off, and
-   * for a conversation's first turn, which is a new session whatever another one pinned.
+   * The live pin of a request's session for the model id it asked for; undefined without a
+   * session, with affinity off, and for a conversation's first turn, which is a new session
+   * whatever another one pinned.
    */
-  pinOf(session: SessionKey | undefined): SessionPin | undefined {
+  pinOf(session: SessionKey | undefined, modelId: string): SessionPin | undefined {
     if (session === undefined || session.opening || this.sessions?.enabled !== true) {
       return undefined;
     }
-    return this.sessions.pinOf(session.hash);
+    return this.sessions.pinOf(pinKeyOf(session.hash, modelId));
   }
 
   /** The affinity step over the ladder's targets (see `placeSession`). */
@@ -84,9 +85,10 @@ export function sessionHeaderValue(
 }
 
 /**
- * A request of a session was answered in full by `target`: the session is pinned there (the
- * book writes only a change, a new session, or a due refresh of an unchanged pin). Called after
- * a whole answer and after a stream that ended cleanly; a failed request pins nothing.
+ * A request of a session was answered in full by `target`: the session is pinned there for the
+ * model id it asked for (the book writes only a change, a new session, or a due refresh of an
+ * unchanged pin). Called after a whole answer and after a stream that ended cleanly; a failed
+ * request pins nothing.
  */
 export function pinServed(
   deps: Pick<GatewayDeps, "sessions">,
@@ -95,7 +97,7 @@ export function pinServed(
 ): void {
   const session = request.session;
   if (session === undefined || deps.sessions === undefined) return;
-  deps.sessions.pin(session.hash, {
+  deps.sessions.pin(pinKeyOf(session.hash, request.modelId), {
     connectionId: target.connection.config.id,
     model: target.model,
   });

@@ -68,6 +68,15 @@ export function pickSessionHeaders(
   return picked;
 }
 
+/**
+ * The key a session's pin is kept under for one requested model id: a session pins per id, so a
+ * client's side requests to another model (Claude Code's small fast model) never move the pin
+ * of its main conversation, whose prompt cache is that model's.
+ */
+export function pinKeyOf(sessionHash: string, modelId: string): string {
+  return `${sessionHash} ${modelId}`;
+}
+
 /** The `prompt_cache_key` sent upstream for a session that did not name one itself. */
 export function promptCacheKeyOf(sessionHash: string): string {
   return `planfirst-${sessionHash}`;
