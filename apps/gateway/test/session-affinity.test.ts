@@ -7,6 +7,7 @@ import {
 } from "@planfirst/fake-upstream";
 import { afterAll, describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
+import type { ModelExplanation } from "../src/routing/explain-model";
 import { pinKeyOf, sessionHash } from "../src/routing/session-key";
 import { claudeUsagePayload, TEST_ENV } from "./fixtures";
 import {
@@ -14,6 +15,7 @@ import {
   chatBody,
   createClock,
   deleteRedisKeys,
+  getJson,
   type Harness,
   post,
   REDIS_URL,
@@ -106,6 +108,11 @@ async function send(harness: Harness, body: unknown, headers: Record<string, str
   } satisfies Answer;
 }
 
+/** The session hash of an answer's `x-planfirst-session`. */
+function sessionOf(answer: Answer): string {
+  return answer.session?.slice(0, 16) ?? "(no session header)";
+}
+
 /** The `affinity=…[; reason=…]` part of an `x-planfirst-session` value. */
 function affinity(answer: Answer): string {
   return answer.session?.replace(/^[0-9a-f]{16}; /, "") ?? "(no session header)";
@@ -140,6 +147,25 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     expect(second.connection).toBe("plan-b");
     expect(affinity(second)).toBe("affinity=hit");
     expect(second.session?.slice(0, 16)).toBe(first.session?.slice(0, 16));
+    // The ladder route says where the session goes and why, in the order its request tries.
+    const hash = first.session?.slice(0, 16) ?? "";
+    const explained = await getJson<ModelExplanation>(
+      harness.url,
+      `/v1/ladder?model=auto/subscription&session=${hash}`,
+    );
+    expect(explained.targets.map((target) => target.connection)).toEqual(["plan-b", "plan-a"]);
+    expect(explained.session).toMatchObject({
+      hash,
+      pinned: { connection: "plan-b", model: MODEL, rung: "subscription" },
+      affinity: "hit",
+      reason: null,
+    });
+    const plain = await getJson<ModelExplanation>(
+      harness.url,
+      "/v1/ladder?model=auto/subscription",
+    );
+    expect(plain.targets.map((target) => target.connection)).toEqual(["plan-a", "plan-b"]);
+    expect(plain.session).toBeUndefined();
     const streamed = await send(
       harness,
       turn("auto/subscription", "the parser", 3, { stream: true }),
@@ -159,7 +185,8 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     const harness = await bed.start({ config: sessionConfig(), env: ENV });
     await planReadings(harness, 4 * HOUR, 1 * HOUR);
     expect((await send(harness, turn("auto/subscription", "one", 1))).connection).toBe("plan-b");
-    expect((await send(harness, turn("auto/subscription", "two", 1))).connection).toBe("plan-b");
+    const two = await send(harness, turn("auto/subscription", "two", 1));
+    expect(two.connection).toBe("plan-b");
 
     // plan-b's window runs out under conversation one: the request falls through within itself.
     const resetAtMs = harness.clock.now() + 30 * 60_000;
@@ -171,6 +198,13 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     expect(affinity(moved)).toBe("affinity=moved; reason=exhausted");
     expect(moved.attempts).toBe("2");
     // Conversation two never tries the exhausted plan: it moves on its next request.
+    const explainedTwo = await getJson<ModelExplanation>(
+      harness.url,
+      `/v1/ladder?model=auto/subscription&session=${sessionOf(two)}`,
+    );
+    expect(explainedTwo.session).toMatchObject({ affinity: "moved", reason: "exhausted" });
+    expect(explainedTwo.session?.why).toContain("exhausted");
+    expect(explainedTwo.targets.map((target) => target.connection)).toEqual(["plan-a"]);
     const hitsOfB = bed.fakes.planB.completionHits().length;
     const twoMoved = await send(harness, turn("auto/subscription", "two", 2));
     expect(twoMoved.connection).toBe("plan-a");
@@ -249,6 +283,17 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     const a2 = await send(harness, chatBody("auto/subscription"), keyA);
     expect(a2.connection).toBe("plan-b");
     expect(affinity(a2)).toBe("affinity=hit");
+    // Explain takes the session the way a request names it, hashed for the caller's key.
+    const viaHeaders = await fetch(`${harness.url}/v1/ladder?model=auto/subscription`, {
+      headers: keyA,
+    });
+    const explained = (await viaHeaders.json()) as ModelExplanation;
+    expect(explained.session).toMatchObject({ hash: sessionOf(a1), affinity: "hit" });
+    expect(explained.targets[0]?.connection).toBe("plan-b");
+    const bad = await fetch(`${harness.url}/v1/ladder?model=auto/subscription&session=job-7`, {
+      headers: keyA,
+    });
+    expect(bad.status).toBe(400);
     const b1 = await send(harness, chatBody("auto/subscription"), keyB);
     expect(b1.connection).toBe("plan-a");
     expect(affinity(b1)).toBe("affinity=new");
