@@ -65,6 +65,7 @@ export type GatewayLedger = Pick<
   | "budgetUsd"
   | "rungSpendUsd"
   | "currentWindowKey"
+  | "records"
 >;
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
 import type { ModelExplanation } from "../src/routing/explain-model";
 import { pinKeyOf, sessionHash } from "../src/routing/session-key";
+import type { GatewayStatus } from "../src/status/gateway-status";
 import { claudeUsagePayload, TEST_ENV } from "./fixtures";
 import {
   CLAUDE_HARD_STOP_ENTRY,
@@ -392,6 +393,52 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     const next = await send(harness, turn("auto/subscription", "cut", 2));
     expect(next.connection).toBe("plan-a");
     expect(affinity(next)).toBe("affinity=new");
+  });
+});
+
+describe("sessions and cache reads on the status", () => {
+  it("counts live sessions per connection, and per paid rung how much input was read from the cache", async () => {
+    const harness = await bed.start({ config: sessionConfig(), env: ENV });
+    await planReadings(harness, 4 * HOUR, 1 * HOUR);
+    await send(harness, turn("auto/subscription", "one", 1));
+    await send(harness, turn("auto/subscription", "two", 1));
+    harness.clock.advance(200_000);
+    await planReadings(harness, 30 * 60_000, 3 * HOUR);
+    await send(harness, turn("auto/subscription", "three", 1));
+    bed.fakes.cheap1.script(() => ({
+      usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 900 },
+    }));
+    await send(harness, turn("vendor/coder", "paid", 1));
+    await send(harness, turn("vendor/coder", "paid", 2));
+
+    await waitFor(
+      async () =>
+        (await getJson<GatewayStatus>(harness.url, "/v1/status")).cacheReadsLastHour?.cheap
+          ?.inputTokens === 2_000,
+      { what: "both settles in the spend records" },
+    );
+    const status = await getJson<GatewayStatus>(harness.url, "/v1/status");
+    const sessionsOf = (id: string) => status.connections.find((c) => c.id === id)?.liveSessions;
+    expect(sessionsOf("plan-b")).toBe(2);
+    expect(sessionsOf("plan-a")).toBe(1);
+    expect(sessionsOf("cheap-1")).toBe(1);
+    expect(sessionsOf("cheap-2")).toBe(0);
+    expect(status.cacheReadsLastHour?.cheap).toEqual({
+      inputTokens: 2_000,
+      cachedInputTokens: 1_800,
+      cacheWriteTokens: 0,
+      readPercent: 90,
+    });
+    expect(status.cacheReadsLastHour?.premium?.readPercent).toBeNull();
+    const page = await (await fetch(`${harness.url}/`)).text();
+    const planB = page.slice(page.indexOf('data-connection="plan-b"'));
+    expect(planB.slice(0, planB.indexOf("</article>"))).toContain("2 live sessions");
+    expect(page).toContain("90% of 2,000 input tokens read from the prompt cache in the last hour");
+
+    // Idle sessions are not live.
+    harness.clock.advance(HOUR);
+    const later = await getJson<GatewayStatus>(harness.url, "/v1/status");
+    expect(later.connections.every((connection) => connection.liveSessions === 0)).toBe(true);
   });
 });
 
