@@ -7,7 +7,11 @@ import { connectionReasons, type ExplainSource } from "../routing/explain-model"
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
-import { type PinnedTarget, pinnedTargetOut } from "../routing/session-affinity";
+import {
+  type PinnedTarget,
+  pinnedTargetOut,
+  targetInAffinityOrder,
+} from "../routing/session-affinity";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { emptyPoolError } from "./empty-pool";
@@ -141,10 +145,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimitRetryAt: null,
     };
     // The pinned target, when it goes first out of its turn, is tried once, before the rest.
-    const first = decision.first;
-    for (let step = first > 0 ? -1 : 0; step < targets.length; step++) {
-      if (step === first) continue;
-      const target = targets[step < 0 ? first : step]!;
+    for (let step = 0; step < targets.length; step++) {
+      const target = targetInAffinityOrder(targets, decision, step)!;
       const attempt = new Attempt(deps, target, request.requestId);
       state.attempts.push(attempt.record);
       if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {

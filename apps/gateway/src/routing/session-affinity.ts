@@ -67,11 +67,26 @@ export function placeSession(
   return MOVED[whyOut(pin)];
 }
 
-/** The targets in the order a request placed by `decision` tries them (explain's view). */
+/**
+ * The `step`-th target (from 0) a request placed by `decision` tries: the pinned one first when
+ * it goes out of its turn, then the rest in the ladder's order. What the dispatcher walks;
+ * allocates nothing.
+ */
+export function targetInAffinityOrder<T>(
+  targets: readonly T[],
+  decision: AffinityDecision,
+  step: number,
+): T | undefined {
+  const first = decision.first;
+  if (first <= 0) return targets[step];
+  if (step === 0) return targets[first];
+  return targets[step <= first ? step - 1 : step];
+}
+
+/** Every target in the order a request placed by `decision` tries them (explain's view). */
 export function affinityOrder<T>(targets: readonly T[], decision: AffinityDecision): readonly T[] {
   if (decision.first <= 0) return targets;
-  const pinned = targets[decision.first]!;
-  return [pinned, ...targets.filter((_, index) => index !== decision.first)];
+  return targets.map((_, step) => targetInAffinityOrder(targets, decision, step)!);
 }
 
 /**
