@@ -10,6 +10,8 @@ import { startServer } from "../src/server";
  * The gateway set-ups the load benchmark compares, each routing `auto/thrifty` to one
  * connection on the instant upstream:
  * - `plan`: a z.ai GLM Coding Plan key (a hard-stop plan by the catalog: rung 0, no ledger call);
+ * - `plan-no-affinity`: the same with session affinity off (`idleTtlMs: 0`), so the cost of the
+ *   session lookup on every request is the difference between the two rows;
  * - `keyless`: a keyless local server (ollama, authType none; no ledger call);
  * - `paid-sqlite`, `paid-memory`, `paid-redis`: an OpenRouter key on a priced model (the cheap
  *   rung, budgeted), so every request reserves its worst case before the upstream call and
@@ -17,6 +19,7 @@ import { startServer } from "../src/server";
  */
 export const GATEWAY_VARIANTS = [
   "plan",
+  "plan-no-affinity",
   "keyless",
   "paid-sqlite",
   "paid-memory",
@@ -39,7 +42,7 @@ function connectionFor(
   variant: GatewayVariant,
   upstreamUrl: string,
 ): GatewayConfigInput["connections"] {
-  if (variant === "plan") {
+  if (variant === "plan" || variant === "plan-no-affinity") {
     return [
       {
         id: "zai-plan",
@@ -77,7 +80,10 @@ function connectionFor(
   ];
 }
 
-/** Starts the gateway of `variant` in front of `upstreamUrl`, at the default log level. */
+/**
+ * Starts the gateway of `variant` in front of `upstreamUrl`, at the default log level, with
+ * session affinity on (the default) unless the variant or `BENCH_AFFINITY=off` turns it off.
+ */
 export async function startBenchGateway(
   variant: GatewayVariant,
   upstreamUrl: string,
@@ -99,8 +105,15 @@ export async function startBenchGateway(
     server: { port: 0, logLevel: "info" },
     storage,
     connections: connectionFor(variant, upstreamUrl),
-    // A budget far above what the run spends: every request reserves and settles, none refused.
-    subscriptionLadder: { rungBudgetUsd: { cheap: 1_000_000 } },
+    subscriptionLadder: {
+      // A budget far above what the run spends: every request reserves and settles, none refused.
+      rungBudgetUsd: { cheap: 1_000_000 },
+      // BENCH_AFFINITY=off runs every variant without sessions, for a before/after of each path.
+      sessionAffinity: {
+        idleTtlMs:
+          variant === "plan-no-affinity" || process.env.BENCH_AFFINITY === "off" ? 0 : 3_600_000,
+      },
+    },
   });
   const gateway = await startServer({ config, env: ENV, print: () => undefined, pollUsage: false });
   await gateway.gateway.ready();

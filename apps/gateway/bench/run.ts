@@ -25,6 +25,10 @@ import { benchUpstreamClients } from "./upstream-clients";
 // profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_MODE=stream (or non-stream): only that mode.
+// Every request carries `x-session-affinity: bench-conversation` (one conversation per run, so
+// each request looks its session up and finds it pinned: the lookup, the answer header and the
+// pin's periodic refresh). The row "plan rung, affinity off" is the plan path with affinity off;
+// BENCH_AFFINITY=off turns it off on every path, for a before/after of each.
 // Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
@@ -100,7 +104,7 @@ function load(url: string, body: string, options: { amount?: number } = {}): Pro
     url,
     method: "POST",
     connections: CONNECTIONS,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
     body,
     ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
   });
@@ -144,7 +148,11 @@ console.log(
   "Gateways on auto/thrifty, log level info: plan = a z.ai coding plan key (hard-stop plan, " +
     "rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
     "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
-    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
+    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store. Every " +
+    "request names one session (x-session-affinity); session affinity is " +
+    (process.env.BENCH_AFFINITY === "off"
+      ? "off on every path."
+      : "on except where a row says off."),
 );
 console.log("");
 
@@ -156,6 +164,7 @@ console.log("");
 // requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
+  "plan-no-affinity": "planfirst, plan rung, affinity off",
   keyless: "planfirst, keyless rung",
   "paid-sqlite": "planfirst, paid rung, SQLite (default)",
   "paid-memory": "planfirst, paid rung, memory",
