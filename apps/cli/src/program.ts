@@ -4,6 +4,7 @@ import { registerCatalogCommand } from "./commands/catalog";
 import { registerCheckCommand } from "./commands/check";
 import { registerExplainCommand } from "./commands/explain";
 import { registerInitCommand } from "./commands/init";
+import { registerLogCommand } from "./commands/log";
 import { registerLoginCommand } from "./commands/login";
 import { registerServeCommand } from "./commands/serve";
 import { registerSimulateCommand } from "./commands/simulate";
@@ -48,6 +49,7 @@ Exit codes:
   registerServeCommand(program, context);
   registerExplainCommand(program, context);
   registerStatusCommand(program, context);
+  registerLogCommand(program, context);
   registerCheckCommand(program, context);
   registerCatalogCommand(program, context);
   registerInitCommand(program, context);

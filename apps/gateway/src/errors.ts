@@ -15,6 +15,11 @@ export interface AttemptRecord {
   outcome: string;
   /** Upstream HTTP status, when there was a response. */
   status?: number;
+  /**
+   * The problem in words when the upstream named it (a misconfigured connection: "Copilot
+   * refused the request: missing Editor-Version header"); never carries a credential.
+   */
+  reason?: string;
 }
 
 /**
@@ -32,6 +37,7 @@ export type GatewayErrorCode =
   | "model_not_found"
   | "unknown_category"
   | "route_not_found"
+  | "websocket_unsupported"
   | "plan_quota_exhausted"
   | "no_available_target"
   | "all_targets_rate_limited"

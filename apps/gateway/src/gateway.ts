@@ -26,11 +26,14 @@ import { openSpendStore } from "./app/open-spend-store";
 import { registerStateGauges } from "./app/state-gauges";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
 import { createLogger } from "./observability/logger";
 import { createMetrics, type GatewayMetrics } from "./observability/metrics";
+import { createRequestLog } from "./observability/request-log/request-log";
+import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
 import { startPlanRefresh } from "./pollers/start-plan-refresh";
 import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
 import { statusLevels } from "./status/gateway-status";
@@ -59,6 +62,11 @@ export interface CreateGatewayOptions {
    * poll only once a reset has passed, through the same scheduler. Default true.
    */
   resetTimers?: boolean;
+  /**
+   * How a plan login's account setup is polled (Code Assist onboarding of a login that never
+   * set it up). Default every 5 000 ms, at most 12 times.
+   */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A running gateway's parts: the Hono app, its deps, start-up warnings and `close()`. */
@@ -96,6 +104,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   const { secrets, connectors } = wireConnectors(resolveSecrets(config, options.env), {
     persistence: credentialStore,
     now,
+    onboardingPoll: options.onboardingPoll,
   });
   for (const warning of secrets.warnings) logger.warn(warning);
   const cooldowns = createCooldownBook({ store: stores.quota, now });
@@ -141,7 +150,16 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     connectors,
     sessions,
   };
-  const built = buildGatewayApp(deps, { statusTracker });
+  const logSettings = config.server.requestLog;
+  const requestLog = createRequestLog({
+    store: logSettings.enabled ? requestLogStoreFor(config.storage, logSettings.maxRecords) : null,
+    now,
+    maxRecords: logSettings.maxRecords,
+    maxAgeDays: logSettings.maxAgeDays,
+    onDropped: (count) => metrics.countRequestLogDropped(count),
+    onError: (error) => logger.warn({ err: error }, "request log write failed"),
+  });
+  const built = buildGatewayApp(deps, { statusTracker, requestLog });
   registerStateGauges(built.context);
   statusTracker.start(() => statusLevels(built.context));
 
@@ -205,6 +223,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       });
       await Promise.allSettled([
         statusTracker.close(),
+        requestLog.close(),
         stores.quota.close(),
         stores.spend.close?.(),
         credentialStore.close(),

@@ -15,6 +15,7 @@ export {
   type GatewayConfig,
   type GatewayConfigInput,
   gatewayConfigSchema,
+  type RequestLogConfig,
   type SubscriptionLadderConfig,
 } from "./config/schema";
 export {
@@ -32,6 +33,7 @@ export {
   createConnectorRegistry,
   createSqliteCredentialPersistence,
   jwtExpiryMs,
+  type OnboardingPoll,
   type SqliteCredentialPersistence,
   type StoredCredential,
   type UpstreamConnector,
@@ -54,6 +56,13 @@ export {
 export { type CreateGatewayOptions, createGateway, type Gateway } from "./gateway";
 export { createLogger, REDACTED_LOG_PATHS } from "./observability/logger";
 export { createMetrics, type GatewayMetrics } from "./observability/metrics";
+export {
+  type RequestAttempt,
+  type RequestRecord,
+  requestRecordSchema,
+} from "./observability/request-log/request-record";
+export { buildTargets, type DispatchTarget } from "./routing/build-pool";
+export type { PoolLiveState } from "./routing/exclusions";
 export {
   type ExplainSource,
   explainModel,

@@ -7,6 +7,7 @@ import { nodeFastPaths } from "./app/create-app";
 import { loadConfigFile } from "./config/load-config";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { ConfigError } from "./errors";
 import { createGateway, type Gateway } from "./gateway";
 import { createNodeListener } from "./http/node-listener";
@@ -37,6 +38,8 @@ export interface StartServerOptions {
   pollUsage?: boolean;
   /** Random delay before each usage poll, in ms. Default 2 000. */
   usagePollJitterMs?: number;
+  /** How a plan login's account setup is polled; see `CreateGatewayOptions.onboardingPoll`. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A listening gateway. */
@@ -100,8 +103,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger: options.logger,
     pollUsage: options.pollUsage,
     usagePollJitterMs: options.usagePollJitterMs,
+    onboardingPoll: options.onboardingPoll,
   });
   await gateway.ready();
+  // No `upgrade` listener, on purpose: without one, Node hands a request carrying `Upgrade` to
+  // the request listener as plain HTTP (`incoming.upgrade` false) and the connection stays
+  // HTTP/1.1. A WebSocket handshake so reaches the app, which answers it 426 (see
+  // `refuseWebSocketHandshakes`), and an `h2c` offer is served as the HTTP/1.1 request it also
+  // is. A listener would be handed every such socket raw, `h2c` offers included.
   const server = createServer(
     {
       // A slow client may hold a socket only this long for its headers and its whole request;

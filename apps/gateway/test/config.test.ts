@@ -129,6 +129,7 @@ describe("configuration", () => {
           id: "mystery",
           provider: "someprovider",
           authType: "apikey",
+          protocol: "gemini",
           credential: "env:PF_UNSET_1",
           models: ["m1"],
         },
@@ -155,7 +156,8 @@ describe("configuration", () => {
         "empty_category:categories.writing",
       ]),
     );
-    // No connector serves "someprovider": the one error; everything else only warns.
+    // No connector serves "someprovider" (and gemini has no generic one): the one error;
+    // everything else only warns.
     const errors = checkConfig(config, {}).filter((f) => f.severity === "error");
     expect(errors.map((f) => `${f.code}:${f.path}`)).toEqual(["unknown_connector:connections[0]"]);
   });

@@ -5,13 +5,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLANFIRST_USER_AGENT } from "../src/connectors/connector";
 import { pinKeyOf, sessionHash } from "../src/routing/session-key";
 import { codexPlanConnection, codexPlanEnv } from "./fixtures";
-import { createClock, type Harness, startHarness } from "./harness";
+import { createClock, type Harness, refusedUpgrades, startHarness } from "./harness";
 
 // The official clients, unmodified, through planfirst to plan connectors' fakes: the Codex CLI
-// (`codex exec`, Responses over SSE) to the ChatGPT backend, and Claude Code (`claude -p`,
-// Anthropic Messages) to a Copilot seat's chat completions through the hub.
+// (`codex exec`, Responses over SSE, its provider entry without a `supports_websockets` line) to
+// the ChatGPT backend, and Claude Code (`claude -p`, Anthropic Messages) to a Copilot seat's chat
+// completions through the hub.
 
 const BIN = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));
 const CLIENT_KEY = "pf-client-secret-value-cli-0001";
@@ -103,7 +105,6 @@ describe("official clients through plan connectors", () => {
         `base_url = "${harness.url}/v1"`,
         'env_key = "PLANFIRST_CLIENT_KEY"',
         'wire_api = "responses"',
-        "supports_websockets = false",
         "",
       ].join("\n"),
     );
@@ -119,6 +120,8 @@ describe("official clients through plan connectors", () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toContain("ok");
     expect(hits.length).toBeGreaterThanOrEqual(1);
+    // Over HTTP from the first request: no WebSocket handshake was tried and refused on the way.
+    expect(refusedUpgrades(harness.logs)).toBe(0);
     const hit = hits[0]!;
     expect(hit.headers["chatgpt-account-id"]).toBe(plans.codex.accountId);
     // The Codex CLI's own identification reaches the backend as it sent it.
@@ -150,5 +153,10 @@ describe("official clients through plan connectors", () => {
     expect(result.stdout).toContain("ok");
     expect(hits.length).toBeGreaterThanOrEqual(1);
     expect(hits.every((hit) => hit.scheme === "Bearer")).toBe(true);
+    // Claude Code names no editor: planfirst names itself, never another client.
+    for (const hit of hits) {
+      expect(hit.headers["editor-version"]).toBe(PLANFIRST_USER_AGENT);
+      expect(hit.headers["user-agent"]).toMatch(/^claude-cli\//);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
+import type { OnboardingPoll } from "../src/connectors/connector-spec";
 import { createLogger } from "../src/observability/logger";
 import { type RunningServer, startServer } from "../src/server";
 
@@ -64,6 +65,8 @@ export interface HarnessOptions {
   clock?: TestClock;
   /** Default: SQLite in a temporary directory removed on close. */
   storage?: GatewayConfigInput["storage"];
+  /** How account setups are polled (Code Assist onboarding); default the gateway's. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /**
@@ -101,6 +104,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     print: () => undefined,
     pollUsage: false,
     usagePollJitterMs: 0,
+    onboardingPoll: options.onboardingPoll,
   });
   return {
     server,
@@ -112,6 +116,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** How many WebSocket handshakes a gateway refused (426), counted in its captured log lines. */
+export function refusedUpgrades(logs: readonly string[]): number {
+  return logs.filter((line) => line.includes("websocket upgrade refused")).length;
 }
 
 /** Starts fake upstreams by name. */

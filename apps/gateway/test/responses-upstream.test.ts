@@ -94,7 +94,7 @@ describe("a Responses upstream", () => {
     temps.push(home, codexHome, cwd);
     writeFileSync(
       join(codexHome.path, "config.toml"),
-      `model = "auto/subscription"\nmodel_provider = "planfirst"\n\n[model_providers.planfirst]\nname = "planfirst"\nbase_url = "${harness.url}/v1"\nenv_key = "PLANFIRST_API_KEY"\nwire_api = "responses"\nsupports_websockets = false\n`,
+      `model = "auto/subscription"\nmodel_provider = "planfirst"\n\n[model_providers.planfirst]\nname = "planfirst"\nbase_url = "${harness.url}/v1"\nenv_key = "PLANFIRST_API_KEY"\nwire_api = "responses"\n`,
     );
     const run = await runCli(binPath("codex"), ["exec", "--skip-git-repo-check", "say hi"], {
       cwd: cwd.path,

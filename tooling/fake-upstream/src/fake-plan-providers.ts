@@ -1,11 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type CodexToolCall, codexSse, codexStreamFrames } from "./codex-stream";
 import { completionBody, streamFrames } from "./completions";
+import { copilotIdeHeaderRefusal } from "./copilot-ide-headers";
+import { echoCredential } from "./credential-echo";
 import { credentialLabel } from "./credential-label";
+import { githubRequestId } from "./ids";
 import {
   codexUsagePayload,
+  copilotModelsPayload,
   copilotUserPayload,
   kimiUsagePayload,
   zaiUsagePayload,
@@ -69,6 +73,26 @@ export interface FakeCodex extends FakeOauthControls {
   hasCredits: boolean;
   /** When set, `/responses` answers 429 `usage_limit_reached` resetting at this epoch second. */
   exhaustedUntilSec: number | null;
+  /**
+   * The text `/responses` answers; `ECHO_CREDENTIAL` in it is replaced by the access token the
+   * request carried (an upstream that repeats back what it received). Default "ok".
+   */
+  text: string;
+  /**
+   * A tool call `/responses` answers with instead of text when the request declared a tool of
+   * its kind (the first one); default null.
+   */
+  toolCall: CodexToolCall | null;
+  /**
+   * The stream's `Content-Type`; null sends none, as the real backend was reported doing.
+   * Default `text/event-stream; charset=utf-8`.
+   */
+  streamContentType: string | null;
+  /**
+   * Cuts the stream after its output item, before `response.completed`: `end` ends the body
+   * there, `reset` drops the connection. Default null, a complete stream.
+   */
+  streamCut: "end" | "reset" | null;
 }
 
 /** The Copilot token exchange, user endpoint and inference API. */
@@ -77,8 +101,15 @@ export interface FakeCopilot {
   tokenUrl: string;
   /** `GET copilot_internal/user`. */
   userUrl: string;
-  /** The inference base announced in `endpoints.api`: POST `/chat/completions`. */
+  /**
+   * The GitHub API origin (`api.github.com` of the fake): what the Copilot CLI's
+   * `COPILOT_DEBUG_GITHUB_API_URL` points at.
+   */
+  githubApiUrl: string;
+  /** The inference base announced in `endpoints.api`: POST `/chat/completions`, GET `/models`. */
   apiBaseUrl: string;
+  /** Model ids `GET /models` lists; default `gpt-4.1`, `gpt-5-mini`, `claude-sonnet-4.5`. */
+  models: string[];
   /** The GitHub token the fake accepts. */
   githubToken: string;
   /** Exchanges so far. */
@@ -145,6 +176,22 @@ function json(
   response.end(text);
 }
 
+/** A plain-text answer, as Go's `http.Error` writes one (GitHub's Copilot API refusals). */
+function plainText(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, {
+    "content-type": "text/plain; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  response.end(text);
+}
+
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -160,20 +207,34 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
+const CHAT_ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+/**
+ * True when a chat body passes the part of Copilot's schema check the fake models: `messages` an
+ * array of messages with a chat role, and `temperature`, when set, a number from 0 to 2.
+ */
+function isValidChatBody(record: Record<string, unknown>): boolean {
+  const { messages, temperature } = record;
+  if (temperature !== undefined && temperature !== null) {
+    if (typeof temperature !== "number" || temperature < 0 || temperature > 2) return false;
+  }
+  return (
+    Array.isArray(messages) &&
+    messages.every(
+      (message) =>
+        typeof message === "object" &&
+        message !== null &&
+        CHAT_ROLES.has((message as Record<string, unknown>).role as string),
+    )
+  );
+}
+
 function credentialOf(request: IncomingMessage): { scheme: string | null; value: string | null } {
   const header = request.headers.authorization;
   if (typeof header !== "string" || header === "") return { scheme: null, value: null };
   const space = header.indexOf(" ");
   if (space === -1) return { scheme: "raw", value: header };
   return { scheme: header.slice(0, space), value: header.slice(space + 1).trim() };
-}
-
-function newId(prefix: string): string {
-  return `${prefix}${randomBytes(12).toString("hex")}`;
-}
-
-function sse(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function firstOfNextMonthUtc(nowMs: number): string {
@@ -207,10 +268,13 @@ function oauthControls(
 
 /**
  * Starts fakes of the plan providers on 127.0.0.1, speaking their real wire formats: the Codex
- * backend (`/backend-api/codex/responses` SSE with `x-codex-*` headers and a `codex.rate_limits`
- * event, `/backend-api/wham/usage`, 429 `usage_limit_reached`) and the OpenAI auth server
- * (`/oauth/token`, JSON refresh_token grant with rotation); Copilot (`copilot_internal/v2/token`,
- * `copilot_internal/user`, `/copilot/chat/completions`, 402 `quota_exceeded`); z.ai
+ * backend (`/backend-api/codex/responses` SSE only, `stream: false` refused with 400 "Stream
+ * must be set to true", with `x-codex-*` headers, a `codex.rate_limits` event, text or a
+ * function or custom tool call, optionally no `Content-Type` or a cut before
+ * `response.completed`; `/backend-api/wham/usage`; 429 `usage_limit_reached`) and the OpenAI
+ * auth server (`/oauth/token`, JSON refresh_token grant with rotation); Copilot
+ * (`copilot_internal/v2/token`, `copilot_internal/user`, `/copilot/chat/completions` and
+ * `/copilot/models` with the IDE headers it requires, 402 `quota_exceeded`); z.ai
  * (`/api/monitor/usage/quota/limit`, `/api/coding/paas/v4/chat/completions`, 429 code 1308);
  * Kimi (`/coding/v1/usages` with string numbers, `/coding/v1/chat/completions`,
  * `/api/oauth/token` form-encoded with rotation). Stale or unknown tokens get a 401.
@@ -360,10 +424,17 @@ export async function startFakePlanProviders(
             return json(response, 400, { detail: "Stream must be set to true" });
           }
           const model = typeof record.model === "string" ? record.model : "gpt-5-codex";
-          const responseId = newId("resp_");
-          const itemId = newId("msg_");
+          const frames = codexStreamFrames({
+            model,
+            tools: record.tools,
+            toolCall: codex.toolCall,
+            text: echoCredential(codex.text, bearer),
+            usage: { inputTokens: 12, outputTokens: 1 },
+          });
           response.writeHead(200, {
-            "content-type": "text/event-stream; charset=utf-8",
+            ...(codex.streamContentType === null
+              ? {}
+              : { "content-type": codex.streamContentType }),
             "cache-control": "no-cache",
             ...codexHeaders({
               primary: {
@@ -376,20 +447,9 @@ export async function startFakePlanProviders(
               nowSec,
             }),
           });
+          response.write(frames.created);
           response.write(
-            sse("response.created", {
-              type: "response.created",
-              response: {
-                id: responseId,
-                object: "response",
-                status: "in_progress",
-                model,
-                output: [],
-              },
-            }),
-          );
-          response.write(
-            sse("codex.rate_limits", {
+            codexSse("codex.rate_limits", {
               type: "codex.rate_limits",
               plan_type: "pro",
               rate_limits: {
@@ -407,102 +467,33 @@ export async function startFakePlanProviders(
               },
             }),
           );
-          // The item and its content part open before their deltas, as the real backend sends them.
-          const item = { type: "message", id: itemId, role: "assistant", status: "in_progress" };
-          response.write(
-            sse("response.output_item.added", {
-              type: "response.output_item.added",
-              output_index: 0,
-              item: { ...item, content: [] },
-            }),
-          );
-          response.write(
-            sse("response.content_part.added", {
-              type: "response.content_part.added",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              part: { type: "output_text", text: "", annotations: [] },
-            }),
-          );
-          response.write(
-            sse("response.output_text.delta", {
-              type: "response.output_text.delta",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              delta: "ok",
-            }),
-          );
-          const done = {
-            ...item,
-            status: "completed",
-            content: [{ type: "output_text", text: "ok", annotations: [] }],
-          };
-          response.write(
-            sse("response.output_text.done", {
-              type: "response.output_text.done",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              text: "ok",
-            }),
-          );
-          response.write(
-            sse("response.content_part.done", {
-              type: "response.content_part.done",
-              item_id: itemId,
-              output_index: 0,
-              content_index: 0,
-              part: done.content[0],
-            }),
-          );
-          response.write(
-            sse("response.output_item.done", {
-              type: "response.output_item.done",
-              output_index: 0,
-              item: done,
-            }),
-          );
-          response.end(
-            sse("response.completed", {
-              type: "response.completed",
-              response: {
-                id: responseId,
-                object: "response",
-                status: "completed",
-                model,
-                output: [
-                  {
-                    type: "message",
-                    id: itemId,
-                    role: "assistant",
-                    status: "completed",
-                    content: [{ type: "output_text", text: "ok", annotations: [] }],
-                  },
-                ],
-                usage: {
-                  input_tokens: 12,
-                  input_tokens_details: { cached_tokens: 0 },
-                  output_tokens: 1,
-                  output_tokens_details: { reasoning_tokens: 0 },
-                  total_tokens: 13,
-                },
-              },
-            }),
-          );
+          for (const frame of frames.output) response.write(frame);
+          // Cut before `response.completed`: a body that simply ends, or a connection lost.
+          if (codex.streamCut === "end") response.end();
+          // Dropped once the frames so far have left, so the client has read them first.
+          else if (codex.streamCut === "reset") response.write("\n", () => response.destroy());
+          else response.end(frames.completed);
           return;
         }
         return json(response, 404, { detail: "Not Found" });
       }
 
-      // Copilot: exchange and user endpoint take the GitHub token as `token …`.
+      // Copilot: exchange and user endpoint are the GitHub API, which takes the GitHub token as
+      // `token …` or `Bearer …` alike (IDE extensions send the first, the language server and the
+      // Copilot CLI the second); every GitHub answer carries an `x-github-request-id`.
       if (path === "/copilot_internal/v2/token" || path === "/copilot_internal/user") {
-        if (credential.scheme !== "token" || credential.value !== copilot.githubToken) {
-          return json(response, 401, {
-            message: "Bad credentials",
-            documentation_url: "https://docs.github.com/rest",
-          });
+        const github = { "x-github-request-id": githubRequestId() };
+        const scheme = credential.scheme?.toLowerCase();
+        if (
+          (scheme !== "token" && scheme !== "bearer") ||
+          credential.value !== copilot.githubToken
+        ) {
+          return json(
+            response,
+            401,
+            { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" },
+            github,
+          );
         }
         if (path === "/copilot_internal/user") {
           return json(
@@ -513,29 +504,62 @@ export async function startFakePlanProviders(
               premiumPercentRemaining: copilot.exhausted ? 0 : copilot.premiumPercentRemaining,
               resetDateUtc: copilot.resetDateUtc,
             }),
+            github,
           );
         }
         exchanges += 1;
         const session = copilotSessions.issue();
-        return json(response, 200, {
-          token: session.accessToken,
-          expires_at: session.expiresAtSec,
-          refresh_in: Math.max(0, session.expiresAtSec - nowSec - 300),
-          endpoints: { api: copilot.apiBaseUrl },
-          sku: "plus_monthly_subscriber_quota",
-          chat_enabled: true,
-        });
+        return json(
+          response,
+          200,
+          {
+            token: session.accessToken,
+            expires_at: session.expiresAtSec,
+            refresh_in: Math.max(0, session.expiresAtSec - nowSec - 300),
+            endpoints: { api: copilot.apiBaseUrl },
+            sku: "plus_monthly_subscriber_quota",
+            chat_enabled: true,
+          },
+          github,
+        );
       }
-      if (path === "/copilot/chat/completions" && method === "POST") {
-        if (!bearer || !copilotSessions.accepts(bearer)) {
-          return json(response, 401, {
-            error: { message: "unauthorized: token expired", code: "unauthorized" },
-          });
+      // Copilot inference: a session token from the exchange, or the GitHub token itself as the
+      // Copilot CLI sends it, and the IDE headers the real API requires (its refusals are plain
+      // text, not JSON).
+      const copilotInference =
+        (path === "/copilot/chat/completions" && method === "POST") ||
+        (path === "/copilot/models" && method === "GET");
+      if (copilotInference) {
+        const github = { "x-github-request-id": githubRequestId() };
+        const githubToken = bearer !== null && bearer === copilot.githubToken;
+        if (!bearer || !(githubToken || copilotSessions.accepts(bearer))) {
+          return json(
+            response,
+            401,
+            { error: { message: "unauthorized: token expired", code: "unauthorized" } },
+            github,
+          );
+        }
+        const refusal = copilotIdeHeaderRefusal(headers, githubToken);
+        if (refusal) return plainText(response, 400, refusal, github);
+        if (path === "/copilot/models") {
+          return json(response, 200, copilotModelsPayload(copilot.models), github);
+        }
+        if (!isValidChatBody(record)) {
+          return json(
+            response,
+            400,
+            { error: { message: "invalid request body", code: "invalid_request_body" } },
+            github,
+          );
         }
         if (copilot.exhausted) {
-          return json(response, 402, {
-            error: { message: "You have no quota", code: "quota_exceeded" },
-          });
+          return json(
+            response,
+            402,
+            { error: { message: "You have no quota", code: "quota_exceeded" } },
+            github,
+          );
         }
         return chatCompletion(response, record);
       }
@@ -635,6 +659,10 @@ export async function startFakePlanProviders(
       fiveHourUsedPercent: 10,
       hasCredits: false,
       exhaustedUntilSec: null as number | null,
+      text: "ok",
+      toolCall: null as CodexToolCall | null,
+      streamContentType: "text/event-stream; charset=utf-8" as string | null,
+      streamCut: null as FakeCodex["streamCut"],
     },
   );
   const kimi: FakeKimi = Object.assign(
@@ -644,7 +672,9 @@ export async function startFakePlanProviders(
   const copilot: FakeCopilot = {
     tokenUrl: `${origin}/copilot_internal/v2/token`,
     userUrl: `${origin}/copilot_internal/user`,
+    githubApiUrl: origin,
     apiBaseUrl: `${origin}/copilot`,
+    models: ["gpt-4.1", "gpt-5-mini", "claude-sonnet-4.5"],
     githubToken: "gho_fakeGithubToken0001",
     get exchanges() {
       return exchanges;

@@ -14,7 +14,7 @@ export {
 export type { PlanWindowState } from "./plan-window";
 export { readTrace } from "./read-trace";
 export { renderSimulationSummary } from "./render-summary";
-export type { IdReplay, ReplayInput, ReplaySeries } from "./replay";
+export type { IdReplay, ReplayInput, ReplayObserver, ReplaySeries } from "./replay";
 export { replayTrace } from "./replay";
 export type {
   PlanSetup,

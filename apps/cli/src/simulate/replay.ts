@@ -1,6 +1,13 @@
 import type { ModelPrice } from "@planfirst/billing-catalog";
-import type { CandidateGroup, GatewayConfig, RoutingTable } from "@planfirst/gateway";
-import { createMemoryQuotaStore, createQuotaCache, type QuotaState } from "@planfirst/quota-cache";
+import {
+  ANONYMOUS_CLIENT,
+  buildTargets,
+  type DispatchTarget,
+  type GatewayConfig,
+  type PoolLiveState,
+  type RoutingTable,
+} from "@planfirst/gateway";
+import { createMemoryQuotaStore, createQuotaCache, type QuotaWindow } from "@planfirst/quota-cache";
 import {
   costOf,
   createMemorySpendStore,
@@ -8,14 +15,7 @@ import {
   isRefusal,
   microToUsd,
 } from "@planfirst/spend-ledger";
-import {
-  filterSubscriptionOnlyCandidates,
-  type LadderCandidate,
-  type LadderOptions,
-  type LadderRung,
-  orderPoolByRung,
-  type RungBudgetUsd,
-} from "@planfirst/subscription-ladder";
+import type { LadderOptions, LadderRung, RungBudgetUsd } from "@planfirst/subscription-ladder";
 import type { PlanAllowance } from "./plan-allowance";
 import {
   advancePlanWindow,
@@ -78,6 +78,19 @@ export interface ReplayInput {
   meteredPriceOf: (model: string) => ModelPrice | undefined;
   /** Chart bucket length in ms. */
   bucketMs: number;
+  /** Told each step as it happens; absent = nobody watches. */
+  observer?: ReplayObserver;
+}
+
+/**
+ * What a replay lets a caller watch, step by step, at the simulated instant the step happens.
+ * The replay reads nothing back, so an observer cannot change its outcome.
+ */
+export interface ReplayObserver {
+  /** The quota cache took `windows` as the reading of a plan connection at `atMs` (epoch ms). */
+  reading?(connectionId: string, windows: readonly QuotaWindow[], atMs: number): void;
+  /** The targets `record` is offered, in dispatch order, before the first is tried. */
+  targets?(record: TraceRecord, targets: readonly DispatchTarget[]): void;
 }
 
 function emptyByRung(): Record<LadderRung, number> {
@@ -87,11 +100,10 @@ function emptyByRung(): Record<LadderRung, number> {
 /**
  * Replays `records` through the real ladder on a simulated clock set to each request's time:
  * plan windows feed the real quota cache (memory store) as readings, paid rungs reserve and
- * settle on the real spend ledger (memory store) with the config's budget window, and the pool
- * is built and ordered the way the gateway builds it (rung, then the soonest-resetting plan or
- * the cheapest paid model, then config order). The first target in ladder order serves; a paid
- * target whose reservation is refused falls through to the next (THR5). Deterministic: nothing
- * reads the wall clock.
+ * settle on the real spend ledger (memory store) with the config's budget window, and the targets
+ * are the gateway's own `buildTargets` over those readings and budgets. The first target in
+ * ladder order serves; a paid target whose reservation is refused falls through to the next
+ * (THR5). Deterministic: nothing reads the wall clock.
  *
  * Reservations are the request's actual cost, which the trace knows; the gateway reserves a
  * worst case, so it refuses at a budget's edge a little sooner and spends at most this much.
@@ -142,12 +154,13 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   // Bumped on every reading the quota cache takes; the pool is rebuilt when it changes.
   let quotaVersion = 0;
   const observe = (connectionId: string, own: readonly PlanWindowState[]) => {
-    quotaCache.observe(
-      connectionId,
-      own.map((window) => planWindowReading(window, nowMs, ladder.exitCutoffPercent)),
+    const readings = own.map((window) =>
+      planWindowReading(window, nowMs, ladder.exitCutoffPercent),
     );
+    quotaCache.observe(connectionId, readings);
     lastObservedMs.set(connectionId, nowMs);
     quotaVersion += 1;
+    input.observer?.reading?.(connectionId, readings, nowMs);
   };
 
   const options: LadderOptions = {
@@ -157,6 +170,12 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
       connectionId === null ? undefined : quotaCache.get(provider, connectionId, model),
     resolveRungSpendUsd: (rung) => ledger.rungSpendUsd(rung),
     now,
+  };
+  // The replay has no upstream failures to model, so nothing cools down: a spent plan window is
+  // kept out by its reading, as in the gateway.
+  const live: PoolLiveState = {
+    quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
+    isCoolingDown: () => false,
   };
 
   const servedByRung = emptyByRung();
@@ -192,7 +211,7 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   let poolKey = "";
   const keyOf = () =>
     `${quotaVersion}|${ledger.currentWindowKey()}|${ledger.isExhausted("cheap")}|${ledger.isExhausted("premium")}`;
-  let targets: Target[] = [];
+  let targets: readonly DispatchTarget[] = [];
   for (const record of records) {
     nowMs = record.timeMs;
     const bucket = closeBucketsBefore(nowMs);
@@ -227,11 +246,21 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
           observe(connectionId, own);
         }
       }
-      targets = orderedTargets(table, resolution.groups, resolution.grouping, options, quotaCache);
+      // The trace is the operator's own traffic: one client that may use every connection.
+      targets = buildTargets(
+        table,
+        resolution.groups,
+        resolution.grouping,
+        ANONYMOUS_CLIENT,
+        live,
+        options,
+      );
       poolKey = keyOf();
     }
+    input.observer?.targets?.(record, targets);
     let served = false;
     for (const target of targets) {
+      const connectionId = target.connection.config.id;
       if (target.rung === "cheap" || target.rung === "premium") {
         const price = target.group.price;
         if (!price) {
@@ -241,7 +270,7 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
         const costMicroUsd = costOf(record, price);
         const reservation = await ledger.reserve({
           rung: target.rung,
-          connectionId: target.connectionId,
+          connectionId,
           model: target.model,
           maxCostUsd: microToUsd(costMicroUsd),
           requestId: "simulated",
@@ -256,7 +285,7 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
         });
         spendByRungMicroUsd[target.rung] += costMicroUsd;
       } else if (target.rung === "subscription") {
-        const own = windowsOf.get(target.connectionId) ?? [];
+        const own = windowsOf.get(connectionId) ?? [];
         for (const window of own) {
           usePlanWindow(
             window,
@@ -265,7 +294,7 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
             ladder.exitCutoffPercent,
           );
         }
-        if (own.length > 0) dirty.add(target.connectionId);
+        if (own.length > 0) dirty.add(connectionId);
       }
       servedByRung[target.rung] += 1;
       bucket.byRung[target.rung] += 1;
@@ -304,65 +333,6 @@ export async function replayTrace(input: ReplayInput): Promise<IdReplay> {
   };
 }
 
-/** One (model, connection) pair in dispatch order. */
-interface Target {
-  model: string;
-  rung: LadderRung;
-  connectionId: string;
-  group: CandidateGroup;
-}
-
-/** The gateway's pool build (request flow steps 3–6) on the simulated state. */
-function orderedTargets(
-  table: RoutingTable,
-  groups: readonly CandidateGroup[],
-  grouping: "subscription" | "thrifty",
-  options: LadderOptions,
-  quotaCache: {
-    get(provider: string, connectionId: string, model?: string): QuotaState | undefined;
-  },
-): Target[] {
-  const keyed = groups.map((group) => {
-    let key = group.order;
-    if (group.rung === "subscription") {
-      key = Math.min(
-        ...group.connectionIds.map((connectionId) =>
-          resetMs(quotaCache.get(group.provider, connectionId, group.model)),
-        ),
-      );
-    } else if (group.rung === "cheap" || group.rung === "premium") {
-      key = group.blendedPricePerMTok;
-    }
-    return { group, key };
-  });
-  keyed.sort(
-    (a, b) =>
-      a.group.rungIndex - b.group.rungIndex ||
-      (a.key === b.key ? 0 : a.key < b.key ? -1 : 1) ||
-      a.group.order - b.group.order,
-  );
-  const pool: (LadderCandidate & { group: CandidateGroup })[] = keyed.map(({ group }) => ({
-    provider: group.provider,
-    model: group.model,
-    connectionId: null,
-    allowedConnectionIds: group.connectionIds,
-    group,
-  }));
-  const laddered =
-    grouping === "subscription"
-      ? filterSubscriptionOnlyCandidates(pool, options)
-      : orderPoolByRung(pool, options);
-  const targets: Target[] = [];
-  for (const candidate of laddered) {
-    for (const connectionId of candidate.allowedConnectionIds ?? []) {
-      const rung = table.rungOf(connectionId, candidate.model);
-      if (!rung) continue;
-      targets.push({ model: candidate.model, rung, connectionId, group: candidate.group });
-    }
-  }
-  return targets;
-}
-
 /** What the ladder can tell apart about a window: the two thresholds and the reset. */
 function routingSignature(
   window: PlanWindowState,
@@ -370,11 +340,6 @@ function routingSignature(
 ): string {
   const remaining = remainingPercentOf(window);
   return `${remaining > ladder.exitCutoffPercent ? 1 : 0}${remaining > ladder.reentryMinRemainingPercent ? 1 : 0}${window.resetAtMs ?? "-"}`;
-}
-
-function resetMs(state: QuotaState | undefined): number {
-  const ms = state?.resetAt ? Date.parse(state.resetAt) : Number.NaN;
-  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
 }
 
 /** What one request uses of a plan window: API-equivalent USD, or input + output tokens. */

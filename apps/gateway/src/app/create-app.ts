@@ -7,6 +7,8 @@ import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
 import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
+import { createRequestLog, type RequestLog } from "../observability/request-log/request-log";
+import { createMemoryRequestLogStore } from "../observability/request-log/request-log-store";
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
@@ -22,9 +24,11 @@ import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
 import { messagesRoutes } from "./routes/messages";
 import { modelsRoutes } from "./routes/models";
+import { requestsRoutes } from "./routes/requests";
 import { responsesRoutes } from "./routes/responses";
 import { completionRoutes, protocolOfPath } from "./routes/route-table";
 import { isStatusPath, statusRoutes } from "./routes/status";
+import { refuseWebSocketHandshakes } from "./websocket-refusal";
 
 /** A built gateway app: the Hono app plus what it built from its deps. */
 export interface GatewayApp {
@@ -45,13 +49,16 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * Builds the gateway's Hono app from injected deps. Everything static (routing table, catalog
  * index, tier resolver, client-key digests, the pool per model id) is built here once, never per
  * request. Every endpoint but `/healthz` requires a client key when keys are configured
- * (`Authorization: Bearer KEY` or `x-api-key: KEY`). Errors are mapped to HTTP in one `onError`:
- * Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a credential.
- * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
+ * (`Authorization: Bearer KEY` or `x-api-key: KEY`); a WebSocket handshake on any path is
+ * answered `426` before that, as no WebSocket transport is served. Errors are mapped to HTTP in
+ * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
+ * credential.
+ * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
+ * the request log (default: both in memory).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker } = {},
+  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog } = {},
 ): GatewayApp {
   const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
@@ -60,9 +67,11 @@ export function buildGatewayApp(
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
-  const context: AppContext = { deps, table, dispatcher, verifier, status };
+  const requestLog = parts.requestLog ?? memoryRequestLog(deps);
+  const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
 
   const hono = new Hono<GatewayEnv>();
+  hono.use(refuseWebSocketHandshakes(deps.logger));
   hono.use(async (c, next) => {
     if (c.req.path === "/healthz" || isStatusPath(c.req.path)) return next();
     c.set(
@@ -79,6 +88,7 @@ export function buildGatewayApp(
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
   hono.route("/", statusRoutes(context));
+  hono.route("/", requestsRoutes(context));
 
   hono.notFound((c) => {
     const error = new GatewayError({
@@ -103,6 +113,18 @@ function withSessions(deps: GatewayDeps): GatewayDeps {
   const { idleTtlMs, maxEntries } = deps.config.subscriptionLadder.sessionAffinity;
   const sessions = createSessionBook({ now: deps.now, idleTtlMs, maxEntries });
   return { ...deps, sessions };
+}
+
+/** The request log `server.requestLog` asks for, kept in memory. */
+function memoryRequestLog(deps: GatewayDeps): RequestLog {
+  const { enabled, maxRecords, maxAgeDays } = deps.config.server.requestLog;
+  return createRequestLog({
+    store: enabled ? createMemoryRequestLogStore({ maxRecords }) : null,
+    now: deps.now,
+    maxRecords,
+    maxAgeDays,
+    onDropped: (count) => deps.metrics.countRequestLogDropped(count),
+  });
 }
 
 /** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */

@@ -25,6 +25,20 @@ export const clientKeySchema = z.union([
   }),
 ]);
 
+/**
+ * The request log (`server.requestLog`): one record per request, kept by the configured storage
+ * driver and read with `GET /v1/requests`. Bounded by a record count and an age, whichever
+ * removes more.
+ */
+export const requestLogSchema = z.strictObject({
+  /** Record every request (default true). */
+  enabled: z.boolean().default(true),
+  /** Most records kept; older ones are removed first. Default 100 000. */
+  maxRecords: z.number().int().positive().default(100_000),
+  /** Days a record is kept after its request arrived. Default 30. */
+  maxAgeDays: z.number().positive().default(30),
+});
+
 /** Server section: where to listen, who may call, how large a request may be. */
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
@@ -49,6 +63,7 @@ export const serverSchema = z.strictObject({
    * `requestTimeout`). Default 60 000. The answer (a long stream) is not limited by it.
    */
   requestTimeoutMs: z.number().int().positive().default(60_000),
+  requestLog: requestLogSchema.prefault({}),
 });
 
 /** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
@@ -118,13 +133,23 @@ export const refreshableCredentialSchema = z
 export const connectionSchema = z.strictObject({
   /** Unique id, used in receipts, metrics, client-key scoping and the ladder explain. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-'"),
-  /** Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). */
+  /**
+   * Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). Any id without a
+   * connector of its own (a coding plan planfirst does not ship, say) is served by the generic
+   * connector of its `protocol`; its billing is the operator's `catalog.connections` entry.
+   */
   provider: z.string().min(1),
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
-  /** The wire spoken upstream; `openai-responses` (Codex) and `gemini` are plan connectors' own. */
+  /**
+   * The wire spoken upstream. `openai`, `anthropic` and `openai-responses` have a generic
+   * connector; `gemini` is spoken only by the Gemini Code Assist connector.
+   */
   protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
-  /** Inference base URL; optional where the provider's connector has a default. */
+  /**
+   * Inference base URL; optional where the provider's connector has a default, required for a
+   * provider served by a generic connector.
+   */
   baseUrl: z.url().optional(),
   /**
    * `env:NAME` of a static credential, or a refreshable login whose secrets are `env:NAME` too;
@@ -268,5 +293,7 @@ export type ConnectionConfig = z.infer<typeof connectionSchema>;
 export type RefreshableCredentialConfig = z.infer<typeof refreshableCredentialSchema>;
 /** One configured client key entry. */
 export type ClientKeyConfig = z.infer<typeof clientKeySchema>;
+/** The request log section (`server.requestLog`). */
+export type RequestLogConfig = z.infer<typeof requestLogSchema>;
 /** Ladder tuning section. */
 export type SubscriptionLadderConfig = z.infer<typeof subscriptionLadderSchema>;

@@ -1,6 +1,7 @@
 import type { ResolvedSecrets } from "../config/secrets";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
+import type { OnboardingPoll } from "./connector-spec";
 import type { CredentialPersistence } from "./credential-persistence";
 import { type ConnectorRegistry, createConnectorRegistry } from "./registry";
 
@@ -17,7 +18,7 @@ export interface WiredConnectors {
 }
 
 /**
- * Builds one connector per enabled connection (`registry.create(spec, { persistence, now })`).
+ * Builds one connector per enabled connection (`registry.create(spec, deps)`).
  * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
  * `planfirst check` names the problem, as for an unset credential variable.
  */
@@ -27,6 +28,8 @@ export function wireConnectors(
     persistence: CredentialPersistence;
     now: () => number;
     registry?: ConnectorRegistry;
+    /** How account setups are polled (Code Assist onboarding); default the connector's. */
+    onboardingPoll?: OnboardingPoll;
   },
 ): WiredConnectors {
   const registry = options.registry ?? createConnectorRegistry();
@@ -42,7 +45,11 @@ export function wireConnectors(
   for (const [id, spec] of secrets.specs ?? []) {
     let connector: UpstreamConnector;
     try {
-      connector = registry.create(spec, { persistence: options.persistence, now: options.now });
+      connector = registry.create(spec, {
+        persistence: options.persistence,
+        now: options.now,
+        ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
+      });
     } catch (error) {
       if (!ConnectorError.isInstance(error)) throw error;
       disable(id, error.message);

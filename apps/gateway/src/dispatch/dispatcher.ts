@@ -2,7 +2,7 @@ import type { LadderOptions } from "@planfirst/subscription-ladder";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
-import type { PoolLiveState } from "../routing/exclusions";
+import { cooldownReasonOf, type PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
@@ -14,6 +14,7 @@ import {
 } from "../routing/session-affinity";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
+import { isClientGone } from "./client-gone";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -52,6 +53,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
     isCoolingDown: (connectionId, model) => cooldowns.isCoolingDown(connectionId, model),
     cooldownUntil: (connectionId, model) => cooldowns.cooldownUntil(connectionId, model),
+    cooldownReason: (connectionId, model) =>
+      cooldownReasonOf(cooldowns.activeCooldowns(connectionId), model),
     ...planSignals(deps, ladderOptions, deps.config.subscriptionLadder.maxStateAgeMs),
   };
   const explainSource: ExplainSource = { table, ladderOptions, live, now };
@@ -144,6 +147,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimited: false,
       rateLimitRetryAt: null,
     };
+    if (request.trace) request.trace.attempts = state.attempts;
     // The pinned target, when it goes first out of its turn, is tried once, before the rest.
     for (let step = 0; step < targets.length; step++) {
       const target = targetInAffinityOrder(targets, decision, step)!;
@@ -172,6 +176,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
         if (outcome.served) {
           return placement.answered(request.session, pin, decision, outcome.served, state.attempts);
         }
+      } catch (error) {
+        if (isClientGone(error)) attempt.clientClosed();
+        throw error;
       } finally {
         admission.hold.release();
       }

@@ -20,27 +20,28 @@ export interface UpstreamBody {
 }
 
 /**
- * The body of `request` for an upstream speaking `protocol` as `model`: a same-protocol body is
- * passed through (`model` and `stream` set, and `promptCacheKey` where the client sent none,
- * nothing else touched); any other goes through the hub. Throws `ProtocolError` naming the
- * field when the upstream cannot carry the request faithfully; the dispatcher then skips that
- * target. `bodies` caches one body per protocol, model and cache key for one client request, so
- * a fall-through to the same shape encodes once.
+ * The body of `request` for an upstream speaking `protocol` as `model`, asking it to stream when
+ * `stream` is true (the client's own choice, or a whole request to an upstream that only
+ * streams): a same-protocol body is passed through (`model` and `stream` set, and
+ * `promptCacheKey` where the client sent none, nothing else touched); any other goes through the
+ * hub. Throws `ProtocolError` naming the field when the upstream cannot carry the request
+ * faithfully; the dispatcher then skips that target. `bodies` caches one body per protocol,
+ * model, stream mode and cache key for one client request, so a fall-through to the same shape
+ * encodes once.
  */
 export function upstreamBodyFor(
   request: ClientRequest,
   protocol: ProtocolName,
   model: string,
+  stream: boolean,
   bodies: Map<string, UpstreamBody>,
   promptCacheKey?: string,
 ): UpstreamBody {
-  const key = `${protocol}\u0000${model}\u0000${promptCacheKey ?? ""}`;
+  const key = `${protocol}\u0000${model}\u0000${stream ? "stream" : "whole"}\u0000${promptCacheKey ?? ""}`;
   const cached = bodies.get(key);
   if (cached !== undefined) return cached;
   const options =
-    promptCacheKey === undefined
-      ? { model, stream: request.stream }
-      : { model, stream: request.stream, promptCacheKey };
+    promptCacheKey === undefined ? { model, stream } : { model, stream, promptCacheKey };
   let body: UpstreamBody;
   if (request.subPath !== undefined && protocol !== request.api) {
     // A sub-endpoint (Responses `/compact`) has no equivalent in another protocol.

@@ -7,7 +7,7 @@ import {
 import { ConnectorError } from "../connectors/connector-error";
 import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
-import { hubProtocolOf, ProtocolError } from "../protocols";
+import { hubProtocolOf } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import { promptCacheKeyOf } from "../routing/session-key";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
@@ -21,6 +21,11 @@ import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 export interface PreparedCall {
   upstream: UpstreamRequest;
   body: UpstreamBody;
+  /**
+   * True when the client asked for a whole answer and the upstream only streams: the call asks
+   * for a stream, which the dispatcher collects into one answer (`serveCollected`).
+   */
+  collect: boolean;
 }
 
 /**
@@ -51,10 +56,12 @@ export class UpstreamCalls {
 
   /**
    * The upstream request for `target` and the body it carries (see `upstreamBodyFor`; `bodies`
-   * caches one per protocol and model for one client request). The client's forwarded headers
-   * are applied after the connection's. Throws `ProtocolError` when the body cannot be carried
-   * to the target's protocol, and `ConnectorError` (synchronously or through the promise) when
-   * the connection's credential cannot be had; the dispatcher cools that connection only.
+   * caches one per protocol, model and stream mode for one client request). A whole request to
+   * a `streamOnly` connector is prepared as a stream and marked `collect`. The client's
+   * forwarded headers are applied after the connection's. Throws `ProtocolError` when the body
+   * cannot be carried to the target's protocol, and `ConnectorError` (synchronously or through
+   * the promise) when the connection's credential cannot be had; the dispatcher cools that
+   * connection only.
    */
   request(
     target: DispatchTarget,
@@ -63,30 +70,27 @@ export class UpstreamCalls {
   ): PreparedCall | Promise<PreparedCall> {
     const connector = this.connectorOf(target);
     // `/responses/compact` is a whole answer by nature; only the completion itself must stream.
-    if (connector.streamOnly && !request.stream && request.subPath === undefined) {
-      throw new ProtocolError({
-        code: "unsupported_field",
-        field: "stream",
-        message: `connection ${target.connection.config.id} answers streamed requests only; send stream: true`,
-      });
-    }
+    const collect =
+      connector.streamOnly === true && !request.stream && request.subPath === undefined;
+    const stream = request.stream || collect;
     const protocol = hubProtocolOf(connector.protocol);
     const body = upstreamBodyFor(
       request,
       protocol,
       target.model,
+      stream,
       bodies,
       promptCacheKeyFor(target, connector, request),
     );
     const shape = connector.prepare({
       model: target.model,
-      stream: request.stream,
+      stream,
       ...(request.clientHeaders ? { clientHeaders: request.clientHeaders } : {}),
     });
     if (shape instanceof Promise) {
-      return shape.then((ready) => this.assemble(target, request, body, ready));
+      return shape.then((ready) => this.assemble(target, request, body, ready, collect));
     }
-    return this.assemble(target, request, body, shape);
+    return this.assemble(target, request, body, shape, collect);
   }
 
   /**
@@ -134,6 +138,11 @@ export class UpstreamCalls {
     });
   }
 
+  /** The provider id whose quota-cache parser reads `target`'s answers (see `signalsProvider`). */
+  signalsProvider(target: DispatchTarget): string {
+    return this.connectors.get(target.connection.config.id)?.signalsProvider ?? target.provider;
+  }
+
   /** The connector's own reading of an error answer, or null to leave it to quota-cache's. */
   classify(
     target: DispatchTarget,
@@ -151,6 +160,7 @@ export class UpstreamCalls {
     request: ClientRequest,
     body: UpstreamBody,
     shape: PreparedRequest,
+    collect: boolean,
   ): PreparedCall {
     const connection = target.connection;
     const protocol = body.protocol;
@@ -161,12 +171,13 @@ export class UpstreamCalls {
       timeoutMs: connection.config.timeoutMs,
       idleTimeoutMs: connection.config.timeoutMs,
       // A stream's headers come before generation, a whole answer's only after it: only a
-      // stream can be given up on that early without cutting off a long answer.
-      firstByteTimeoutMs: request.stream ? connection.config.firstByteTimeoutMs : undefined,
+      // stream (collected or not) can be given up on that early without cutting off a long answer.
+      firstByteTimeoutMs:
+        request.stream || collect ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
     const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
-    return { upstream, body };
+    return { upstream, body, collect };
   }
 }
 

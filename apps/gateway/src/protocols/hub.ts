@@ -6,7 +6,7 @@ import type {
   ProtocolName,
 } from "./codec";
 import type { ConversationOpening } from "./conversation-opening";
-import type { IrRequest, IrStreamError, IrStreamPart, IrUsage } from "./ir";
+import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
 import { isRecord } from "./ir/guards";
 import { codecFor } from "./registry";
@@ -108,9 +108,25 @@ export function translateResponse(
   body: unknown,
   options: EncodeResponseOptions,
 ): TranslatedResponse {
-  let response = codecFor(from).decodeResponse(body);
-  if (from !== "openai-responses")
-    response = restoreCustomCalls(response, customToolNames(options.request?.tools));
+  return encodeAnswer(from, to, codecFor(from).decodeResponse(body), options);
+}
+
+/**
+ * The client body of protocol `to` for a whole hub answer from an upstream of protocol `from`,
+ * decoded from its body or collected from its stream (`createStreamCollector`). Pass the decoded
+ * `request` in `options` so custom tool calls that travelled as functions come back as custom
+ * calls and echoed settings are right.
+ */
+export function encodeAnswer(
+  from: ProtocolName,
+  to: ProtocolName,
+  answer: IrResponse,
+  options: EncodeResponseOptions,
+): TranslatedResponse {
+  const response =
+    from === "openai-responses"
+      ? answer
+      : restoreCustomCalls(answer, customToolNames(options.request?.tools));
   const encoded = codecFor(to).encodeResponse(response, options);
   return { body: encoded.body, dropped: encoded.dropped, usage: response.usage };
 }

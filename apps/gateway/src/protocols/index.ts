@@ -5,18 +5,25 @@ export type {
   EncodeResponseOptions,
   ProtocolName,
 } from "./codec";
+export {
+  type CollectedAnswer,
+  createStreamCollector,
+  foldStreamParts,
+  type StreamCollector,
+} from "./collect-stream";
 export type { ConversationOpening } from "./conversation-opening";
 export { DEGRADE_POLICY, degradeTableMarkdown } from "./degrade-policy";
 export {
   conversationOpeningOf,
   createStreamTranslator,
+  encodeAnswer,
   passThroughRequest,
   type TranslatedRequest,
   type TranslatedResponse,
   translateRequest,
   translateResponse,
 } from "./hub";
-export type { IrRequest, IrStreamError, IrUsage } from "./ir";
+export type { IrRequest, IrResponse, IrStreamError, IrUsage } from "./ir";
 export { ProtocolError, type ProtocolErrorCode } from "./protocol-error";
 export { CODECS, codecFor, PROTOCOL_NAMES } from "./registry";
 export { responseUsage } from "./response-usage";

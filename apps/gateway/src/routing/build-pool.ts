@@ -14,10 +14,13 @@ export type { PoolLiveState };
 
 /** One (model, connection) pair to try, in dispatch order. */
 export interface DispatchTarget {
+  /** The concrete model id sent upstream. */
   readonly model: string;
   readonly provider: string;
+  /** The rung of `model` through `connection` (a plan login and a metered key never share one). */
   readonly rung: LadderRung;
   readonly connection: RoutedConnection;
+  /** The (provider, model, rung) group the target came from, with its catalog price. */
   readonly group: CandidateGroup;
 }
 
@@ -26,6 +29,11 @@ export interface DispatchTarget {
  * out-of-scope connections, the within-rung order (plan connections whose window resets soonest
  * first, paid rungs cheapest first, else config order), then the ladder, then targets in exactly
  * the ladder's order. Nothing after the ladder re-sorts (THR5).
+ *
+ * Pure and synchronous: it reads only its arguments (quota readings and cooldowns through
+ * `live`, budgets and the clock through `ladderOptions`), so the same inputs always give the same
+ * targets. Every request the gateway dispatches, `/v1/ladder` and `planfirst simulate` build
+ * their targets here. Empty when nothing may serve (`auto/subscription` fails closed).
  */
 export function buildTargets(
   table: RoutingTable,

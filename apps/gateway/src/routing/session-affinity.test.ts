@@ -143,7 +143,7 @@ function same(target: DispatchTarget): string {
   return `${target.connection.config.id}/${target.model}/${target.rung}`;
 }
 
-describe("affinity property (ladder.md §16, S5, THR5)", () => {
+describe("AF2 property (ladder.md §16, S5, THR5)", () => {
   it("over any readings, cooldowns and budgets, a placed session reaches only the ladder's own targets, on the rung the ladder serves from", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {

@@ -1,19 +1,15 @@
-import type { Context } from "hono";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { GatewayError } from "../../errors";
 import { statusSnapshot } from "../../status/gateway-status";
 import { CHART_SPAN_MS } from "../../status/status-charts";
 import { createStatusFeed, type StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
 import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
-import {
-  clearedSessionCookie,
-  createStatusSessions,
-  sessionCookie,
-} from "../../status/status-session";
+import { clearedSessionCookie, sessionCookie } from "../../status/status-session";
 import type { AppContext, GatewayEnv } from "../app-context";
 import type { ClientIdentity } from "../auth/client-keys";
+import { createStatusClients } from "../auth/status-client";
+import { requestsTableFor } from "./requests";
 
 /** Paths the status routes authenticate themselves (they accept the session cookie too). */
 const STATUS_PATHS = new Set([
@@ -23,11 +19,12 @@ const STATUS_PATHS = new Set([
   "/v1/status",
   "/v1/status/events",
   "/v1/status/history",
+  "/v1/requests",
 ]);
 
 /**
  * True for the paths whose routes check the client key themselves: the status page, its login,
- * `/v1/status` and its event stream and history. They take `Authorization: Bearer`, `x-api-key`
+ * `/v1/status` and its event stream and history, and `/v1/requests` (the page's request table). They take `Authorization: Bearer`, `x-api-key`
  * or the page's session cookie; `HEAD /` answers a bare 200 to anyone (a connectivity probe).
  */
 export function isStatusPath(path: string): boolean {
@@ -43,24 +40,8 @@ export function isStatusPath(path: string): boolean {
  * `GET /v1/status/history` (the last 24 h of five-minute buckets).
  */
 export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
-  const sessions = createStatusSessions(app.deps.secrets.clientKeys);
+  const { sessions, clientOf, requireClient } = createStatusClients(app);
   const feed = createStatusFeed(app, app.status);
-
-  function clientOf(c: Context<GatewayEnv>): ClientIdentity | null {
-    const viaKey = app.verifier.verify(c.req.header("authorization"), c.req.header("x-api-key"));
-    return viaKey ?? sessions.verifyCookie(c.req.header("cookie"));
-  }
-  function requireClient(c: Context<GatewayEnv>): ClientIdentity {
-    const client = clientOf(c);
-    if (!client) {
-      throw new GatewayError({
-        message:
-          "a valid client key is required (Authorization: Bearer, x-api-key, or the status page's session cookie)",
-        code: "invalid_api_key",
-      });
-    }
-    return client;
-  }
 
   /** The feed's rendering, or for a key limited to some connections, one of its own view. */
   async function htmlFor(push: StatusPush, client: ClientIdentity): Promise<string> {
@@ -88,6 +69,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const page = renderStatusPage(
         statusForClient(push.status, client),
         historyForClient(history, client),
+        await requestsTableFor(app, client, c.req.query()),
       );
       return c.html(page, 200, {
         "cache-control": "no-store",

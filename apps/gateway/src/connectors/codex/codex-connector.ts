@@ -93,7 +93,8 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
   return {
     provider: "codex",
     protocol: "openai-responses",
-    // The backend answers `stream: false` with 400 "Stream must be set to true".
+    // The backend answers `stream: false` with 400 "Stream must be set to true": a whole
+    // request is streamed and collected by the dispatcher.
     streamOnly: true,
     // The Codex CLI sends its conversation id as `prompt_cache_key`; the backend routes by it.
     acceptsPromptCacheKey: true,

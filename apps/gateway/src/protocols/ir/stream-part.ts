@@ -24,6 +24,8 @@ export type IrStreamPart =
       id: string;
       name: string;
       kind: "function" | "custom";
+      /** The upstream's own output item id (Responses `fc_…`, `ctc_…`), when it has one. */
+      itemId?: string;
     }
   | { type: "tool-call-delta"; callIndex: number; delta: string }
   | { type: "tool-call-end"; callIndex: number }

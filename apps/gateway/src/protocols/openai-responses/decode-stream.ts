@@ -58,6 +58,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
             id: it.call_id ?? it.id,
             name: it.name ?? "",
             kind: it.type === "custom_tool_call" ? "custom" : "function",
+            itemId: it.id,
           });
         }
         return out;

@@ -12,7 +12,7 @@ export function responsesId(upstreamId: string | undefined): string {
 
 /** A deterministic output item id: `<prefix>_<response id body>_<output index>`. */
 export function itemId(
-  prefix: "msg" | "fc" | "ctc",
+  prefix: "msg" | "fc" | "ctc" | "rs",
   responseId: string,
   outputIndex: number,
 ): string {
@@ -45,10 +45,12 @@ export function responseEnvelope(id: string, options: EncodeResponseOptions, sta
 }
 
 /**
- * Writes a Responses API answer for a hub answer from another protocol. Reasoning from another
- * protocol is not written: a reasoning item without a Responses server's encrypted content
- * would be refused when the client (Codex sends its reasoning items back) reaches a Responses
- * upstream on a later turn.
+ * Writes a Responses API answer for a hub answer. What came from a Responses server (an answer
+ * collected from its stream) keeps that server's own ids for calls and reasoning, so the client
+ * can hand the items back to it. Reasoning is written only when it carries a Responses server's
+ * encrypted content: reasoning from another protocol is not, since a reasoning item without that
+ * content would be refused when the client (Codex sends its reasoning items back) reaches a
+ * Responses upstream on a later turn.
  */
 export function encodeResponsesResponse(
   ir: IrResponse,
@@ -71,7 +73,7 @@ export function encodeResponsesResponse(
       output.push(
         part.kind === "custom"
           ? {
-              id: itemId("ctc", id, index),
+              id: part.itemId ?? itemId("ctc", id, index),
               type: "custom_tool_call",
               status: "completed",
               call_id: part.id,
@@ -79,7 +81,7 @@ export function encodeResponsesResponse(
               input: part.arguments,
             }
           : {
-              id: itemId("fc", id, index),
+              id: part.itemId ?? itemId("fc", id, index),
               type: "function_call",
               status: "completed",
               call_id: part.id,
@@ -87,6 +89,13 @@ export function encodeResponsesResponse(
               arguments: part.arguments,
             },
       );
+    } else if (part.encryptedContent !== undefined) {
+      output.push({
+        id: part.id ?? itemId("rs", id, index),
+        type: "reasoning",
+        summary: part.text === "" ? [] : [{ type: "summary_text", text: part.text }],
+        encrypted_content: part.encryptedContent,
+      });
     } else dropped.push("reasoning");
   }
   const finish = finishToResponses(ir.finishReason);

@@ -449,6 +449,7 @@ describe("openai-responses codec, streams", () => {
         id: "call_Xq3mV9tPz2LkR8sW4yNbC1dF",
         name: "get_weather",
         kind: "function",
+        itemId: "fc_68c2f1a3d5e78190c9f1a3b5d7e9f1a3",
       },
       { type: "tool-call-delta", callIndex: 0, delta: '{"location":' },
       { type: "tool-call-delta", callIndex: 0, delta: '"Paris, France"}' },
@@ -481,6 +482,7 @@ describe("openai-responses codec, streams", () => {
       id: "call_Pa7cH2kR9tLm4Vq8WzX1bN3d",
       name: "apply_patch",
       kind: "custom",
+      itemId: "ctc_68c2f2b8e1f28190a3b5c7d9e1f3a5b7",
     });
     const input = parts.map((p) => (p.type === "tool-call-delta" ? p.delta : "")).join("");
     expect(input).toBe(PATCH);
