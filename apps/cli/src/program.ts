@@ -6,6 +6,7 @@ import { registerExplainCommand } from "./commands/explain";
 import { registerInitCommand } from "./commands/init";
 import { registerLogCommand } from "./commands/log";
 import { registerLoginCommand } from "./commands/login";
+import { registerReloadCommand } from "./commands/reload";
 import { registerServeCommand } from "./commands/serve";
 import { registerSimulateCommand } from "./commands/simulate";
 import { registerStatusCommand } from "./commands/status";
@@ -42,7 +43,7 @@ export function createProgram(context: CliContext = createCliContext()): Command
       `
 Exit codes:
   0  ok (warnings may have been printed)
-  1  problems found (check errors, invalid catalog file, unknown model)
+  1  problems found (check errors, invalid catalog file, unknown model, a refused reload)
   2  usage error
   3  gateway unreachable`,
     );
@@ -50,6 +51,7 @@ Exit codes:
   registerExplainCommand(program, context);
   registerStatusCommand(program, context);
   registerLogCommand(program, context);
+  registerReloadCommand(program, context);
   registerCheckCommand(program, context);
   registerCatalogCommand(program, context);
   registerInitCommand(program, context);

@@ -52,7 +52,9 @@ export type GatewayErrorCode =
   | "usage_poll_failed"
   | "spend_store_unavailable"
   | "budget_exhausted"
-  | "connector_failed";
+  | "connector_failed"
+  | "admin_key_required"
+  | "config_reload_refused";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */
 export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {

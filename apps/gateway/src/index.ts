@@ -9,6 +9,8 @@ export { type ConfigFinding, checkConfig } from "./app/check-config";
 export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
 export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
 export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
+export type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
+export { RESTART_ONLY_SETTINGS } from "./config/restart-only";
 export {
   type ClientKeyConfig,
   type ConnectionConfig,

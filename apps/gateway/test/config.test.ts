@@ -56,6 +56,16 @@ describe("configuration", () => {
     expect(unknown?.message).toContain("allowed: host, port, apiKeys");
   });
 
+  it("an unknown budget time zone is refused with its path, not when the ledger is built", () => {
+    expect(problemsOf({ subscriptionLadder: { budgetTimeZone: "Mars/Olympus_Mons" } })).toEqual([
+      {
+        path: "subscriptionLadder.budgetTimeZone",
+        message: "must be an IANA time zone such as UTC or Europe/Paris",
+      },
+    ]);
+    expect(parseConfig({ subscriptionLadder: { budgetTimeZone: "Europe/Paris" } })).toBeTruthy();
+  });
+
   it("B5: a budget on a quota rung is refused by config validation", () => {
     const problems = problemsOf({
       subscriptionLadder: { rungBudgetUsd: { subscription: 5, cheap: 1 } },

@@ -18,6 +18,31 @@ import {
 const bed = useTestBed(SESSION_FAKES);
 
 describe("session pins in time (AF6)", () => {
+  it("AF6: a config reload keeps every pin, and its new idle time applies from then on", async () => {
+    const harness = await bed.start({ config: sessionConfig(bed.fakes), env: SESSION_ENV });
+    await planReadings(harness, bed.fakes, 4 * HOUR, 1 * HOUR);
+    expect((await send(harness, turn("auto/subscription", "reload", 1))).connection).toBe("plan-b");
+    const running = harness.server.gateway.deps.config;
+    const outcome = await harness.server.gateway.reload({
+      ...running,
+      subscriptionLadder: {
+        ...running.subscriptionLadder,
+        sessionAffinity: { ...running.subscriptionLadder.sessionAffinity, idleTtlMs: 1_200_000 },
+      },
+    });
+    expect(outcome.reloaded).toBe(true);
+    harness.clock.advance(200_000);
+    await planReadings(harness, bed.fakes, 30 * 60_000, 3 * HOUR);
+    const kept = await send(harness, turn("auto/subscription", "reload", 2));
+    expect(kept.connection).toBe("plan-b");
+    expect(affinity(kept)).toBe("affinity=hit");
+    harness.clock.advance(1_200_000);
+    await planReadings(harness, bed.fakes, 30 * 60_000, 3 * HOUR);
+    const idle = await send(harness, turn("auto/subscription", "reload", 3));
+    expect(idle.connection).toBe("plan-a");
+    expect(affinity(idle)).toBe("affinity=new");
+  });
+
   it("AF6: forgets a session idle for idleTtlMs: its next turn follows the current order", async () => {
     const harness = await bed.start({
       config: sessionConfig(bed.fakes, {

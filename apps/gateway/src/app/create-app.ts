@@ -12,11 +12,13 @@ import { createMemoryRequestLogStore } from "../observability/request-log/reques
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
+import { createStatusFeed } from "../status/status-feed";
 import { createStatusTracker, type StatusTracker } from "../status/status-tracker";
 import type { AppContext, GatewayEnv } from "./app-context";
 import { authenticate } from "./auth/authenticate";
 import { createClientKeyVerifier } from "./auth/client-keys";
 import { errorReply } from "./on-error";
+import { adminRoutes } from "./routes/admin";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { completionNodeHandler } from "./routes/completions";
 import { countTokensRoutes } from "./routes/count-tokens";
@@ -35,6 +37,11 @@ export interface GatewayApp {
   /** The Hono app; pass `app.fetch` to `serve()` or call `app.request()` in tests. */
   readonly hono: Hono<GatewayEnv>;
   readonly context: AppContext;
+  /**
+   * Stops what the app runs by itself: the status feed's timer; its open event streams end,
+   * and the pages behind them reconnect (to whatever app then serves).
+   */
+  close(): void;
 }
 
 /**
@@ -69,6 +76,7 @@ export function buildGatewayApp(
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const requestLog = parts.requestLog ?? memoryRequestLog(deps);
   const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
+  const feed = createStatusFeed(context, status);
 
   const hono = new Hono<GatewayEnv>();
   hono.use(refuseWebSocketHandshakes(deps.logger));
@@ -87,8 +95,9 @@ export function buildGatewayApp(
   hono.route("/", responsesRoutes(context));
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
-  hono.route("/", statusRoutes(context));
+  hono.route("/", statusRoutes(context, feed));
   hono.route("/", requestsRoutes(context));
+  hono.route("/", adminRoutes(context));
 
   hono.notFound((c) => {
     const error = new GatewayError({
@@ -104,7 +113,7 @@ export function buildGatewayApp(
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
-  return { hono, context };
+  return { hono, context, close: () => feed.close() };
 }
 
 /** `deps` with a session book: the one given, else one kept in this process's memory. */

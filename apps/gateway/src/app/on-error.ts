@@ -23,10 +23,13 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   unsupported_field: { status: 400, type: "invalid_request_error" },
   invalid_field: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
+  admin_key_required: { status: 403, type: "permission_error" },
   model_not_found: { status: 404, type: "invalid_request_error" },
   unknown_category: { status: 404, type: "invalid_request_error" },
   route_not_found: { status: 404, type: "not_found_error" },
   request_too_large: { status: 413, type: "request_too_large" },
+  // The request was understood; the file it asks to apply was not, and nothing changed.
+  config_reload_refused: { status: 422, type: "invalid_request_error" },
   // The one answer on which Codex CLI drops its Responses WebSocket for HTTP at once.
   websocket_unsupported: { status: 426, type: "invalid_request_error" },
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },

@@ -63,6 +63,11 @@ export const serverSchema = z.strictObject({
    * `requestTimeout`). Default 60 000. The answer (a long stream) is not limited by it.
    */
   requestTimeoutMs: z.number().int().positive().default(60_000),
+  /**
+   * Re-read the config file whenever it changes (its folder is watched, so an editor that
+   * replaces the file is followed), as `SIGHUP` and `planfirst reload` do. Default false.
+   */
+  reloadOnChange: z.boolean().default(false),
   requestLog: requestLogSchema.prefault({}),
 });
 
@@ -205,6 +210,16 @@ export const sessionAffinitySchema = z.strictObject({
   maxEntries: z.number().int().positive().default(10_000),
 });
 
+/** True for a time zone name this runtime knows (`Intl` refuses the others). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Ladder tuning (ladder.md §11). There is deliberately no `enabled` flag. */
 export const subscriptionLadderSchema = z.strictObject({
   exitCutoffPercent: z.number().min(0).max(100).default(2),
@@ -214,7 +229,11 @@ export const subscriptionLadderSchema = z.strictObject({
   rungBudgetUsd: z.partialRecord(rungNameSchema, z.number()).default({}),
   budgetWindow: z.enum(["day", "week", "month"]).default("day"),
   /** IANA time zone the budget window follows (default UTC). */
-  budgetTimeZone: z.string().min(1).default("UTC"),
+  budgetTimeZone: z
+    .string()
+    .min(1)
+    .refine(isTimeZone, "must be an IANA time zone such as UTC or Europe/Paris")
+    .default("UTC"),
   sessionAffinity: sessionAffinitySchema.prefault({}),
 });
 

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ResolvedSecrets } from "../config/secrets";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
@@ -20,7 +21,9 @@ export interface WiredConnectors {
 /**
  * Builds one connector per enabled connection (`registry.create(spec, deps)`).
  * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
- * `planfirst check` names the problem, as for an unset credential variable.
+ * `planfirst check` names the problem, as for an unset credential variable. With `reuse` (the
+ * connectors a running gateway wired before a reload), a connection whose spec is unchanged
+ * keeps its connector object, so its token, refresh and project state carry over.
  */
 export function wireConnectors(
   secrets: ResolvedSecrets,
@@ -30,6 +33,7 @@ export function wireConnectors(
     registry?: ConnectorRegistry;
     /** How account setups are polled (Code Assist onboarding); default the connector's. */
     onboardingPoll?: OnboardingPoll;
+    reuse?: WiredConnectors;
   },
 ): WiredConnectors {
   const registry = options.registry ?? createConnectorRegistry();
@@ -43,6 +47,11 @@ export function wireConnectors(
     warnings.push(`connection ${id} is disabled: ${reason}`);
   };
   for (const [id, spec] of secrets.specs ?? []) {
+    const kept = options.reuse?.connectors.get(id);
+    if (kept && isDeepStrictEqual(options.reuse?.secrets.specs?.get(id), spec)) {
+      connectors.set(id, kept);
+      continue;
+    }
     let connector: UpstreamConnector;
     try {
       connector = registry.create(spec, {

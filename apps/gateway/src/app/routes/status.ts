@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { statusSnapshot } from "../../status/gateway-status";
 import { CHART_SPAN_MS } from "../../status/status-charts";
-import { createStatusFeed, type StatusPush } from "../../status/status-feed";
+import type { StatusFeed, StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
 import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
 import { clearedSessionCookie, sessionCookie } from "../../status/status-session";
@@ -36,12 +36,11 @@ export function isStatusPath(path: string): boolean {
  * presented), `HEAD /` (bare 200, no key: clients probe it), `POST /status/login` (form field
  * `key`; sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`),
  * `POST /status/logout`, `GET /v1/status` (JSON, read by the CLI), `GET /v1/status/events`
- * (server-sent events: `status` on each change, comments as heartbeat) and
- * `GET /v1/status/history` (the last 24 h of five-minute buckets).
+ * (server-sent events from `feed`: `status` on each change, comments as heartbeat; the stream
+ * ends when the feed closes) and `GET /v1/status/history` (the last 24 h of five-minute buckets).
  */
-export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
+export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv> {
   const { sessions, clientOf, requireClient } = createStatusClients(app);
-  const feed = createStatusFeed(app, app.status);
 
   /** The feed's rendering, or for a key limited to some connections, one of its own view. */
   async function htmlFor(push: StatusPush, client: ClientIdentity): Promise<string> {
@@ -138,6 +137,9 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
           heartbeat() {
             queue.push(": heartbeat\n\n");
             void drain();
+          },
+          end() {
+            wake?.();
           },
         });
         stream.onAbort(() => wake?.());
