@@ -25,6 +25,10 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
+// Every request carries `x-session-affinity: bench-conversation` (one conversation per run, so
+// each request looks its session up and finds it pinned: the lookup, the answer header and the
+// pin's periodic refresh). The row "plan rung, affinity off" is the plan path with affinity off;
+// BENCH_AFFINITY=off turns it off on every path, for a before/after of each.
 // Then the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it. Last, with every server above stopped, long streams (long-streams.ts:
 // LONG_STREAMS_C concurrent streams of LONG_STREAMS_N chunks over LONG_STREAMS_D_S seconds);
@@ -61,7 +65,7 @@ function load(url: string, body: string, options: { amount?: number } = {}): Pro
     url,
     method: "POST",
     connections: CONNECTIONS,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
     body,
     ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
   });
@@ -105,7 +109,11 @@ console.log(
   "Gateways on auto/thrifty, log level info: plan = a coding plan of its own (provider " +
     "bench-plan on the generic openai connector, hard-stop plan by an operator entry, rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
     "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
-    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
+    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store. Every " +
+    "request names one session (x-session-affinity); session affinity is " +
+    (process.env.BENCH_AFFINITY === "off"
+      ? "off on every path."
+      : "on except where a row says off."),
 );
 console.log("");
 
@@ -117,6 +125,7 @@ console.log("");
 // requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
+  "plan-no-affinity": "planfirst, plan rung, affinity off",
   keyless: "planfirst, keyless rung",
   "paid-sqlite": "planfirst, paid rung, SQLite (default)",
   "paid-memory": "planfirst, paid rung, memory",

@@ -129,7 +129,7 @@ export interface Gateway {
 /**
  * Builds everything a gateway needs from its config: secrets from `env` (a connection whose
  * credential is unset is disabled with a warning, never a crash), one store choice for quota
- * state, cooldowns and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
+ * state, cooldowns, session pins and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
  * memory, redis), the upstream client, metrics, logger, and the usage pollers. What holds state
  * is built once and shared; what is built from the config is one generation, replaced whole by
  * each reload (see `buildGeneration`).

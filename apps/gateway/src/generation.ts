@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type CooldownBook,
   createQuotaCache,
+  createSessionBook,
   type QuotaCache,
   type QuotaStore,
   type RefreshScheduler,
@@ -28,8 +29,8 @@ import type { UpstreamClient } from "./upstream";
 
 /**
  * What every generation of one gateway shares: the parts that hold state which must outlive a
- * reload (quota readings, cooldowns, evidence, spend, tokens, the status history, the request
- * log, the usage-poll schedule, the upstream sockets, the metrics), and the process-wide clock,
+ * reload (quota readings, cooldowns, evidence, session pins, spend, tokens, the status history,
+ * the request log, the usage-poll schedule, the upstream sockets, the metrics), and the process-wide clock,
  * logger and environment. Everything built from the config belongs to a generation instead.
  */
 export interface SharedParts {
@@ -40,7 +41,7 @@ export interface SharedParts {
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
   readonly upstream: UpstreamClient;
-  /** Quota readings, overage evidence, probe leases and cooldowns. */
+  /** Quota readings, overage evidence, probe leases, cooldowns and session pins. */
   readonly quotaStore: QuotaStore;
   readonly spendStore: SpendStore;
   readonly cooldowns: CooldownBook;
@@ -138,6 +139,14 @@ export function buildGeneration(
     timeZone: config.subscriptionLadder.budgetTimeZone,
     now,
   });
+  // Session pins live in the shared store too, so a reload keeps every conversation where it
+  // was; the idle time and the bound are this configuration's.
+  const sessions = createSessionBook({
+    store: shared.quotaStore,
+    now,
+    idleTtlMs: config.subscriptionLadder.sessionAffinity.idleTtlMs,
+    maxEntries: config.subscriptionLadder.sessionAffinity.maxEntries,
+  });
   const deps: GatewayDeps = {
     config,
     secrets,
@@ -149,6 +158,7 @@ export function buildGeneration(
     logger,
     metrics,
     connectors,
+    sessions,
     reload: shared.reload,
   };
   const built = buildGatewayApp(deps, {

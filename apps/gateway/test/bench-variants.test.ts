@@ -38,4 +38,19 @@ describe("benchmark gateway variants", () => {
     expect(routed?.billing).toMatchObject({ billing: "subscription", overage: "hard-stop" });
     expect(table.rungOf(connection!.id, connection!.models[0]!)).toBe("subscription");
   });
+
+  it("every variant keeps session affinity on except plan-no-affinity, the plan row it is measured against", () => {
+    for (const variant of GATEWAY_VARIANTS) {
+      const config = parseConfig(
+        benchConfig(variant, "http://127.0.0.1:9/v1", { driver: "memory" }),
+      );
+      const off = variant === "plan-no-affinity";
+      expect(config.subscriptionLadder.sessionAffinity.idleTtlMs === 0, variant).toBe(off);
+      if (off)
+        expect(config.connections).toEqual(
+          parseConfig(benchConfig("plan", "http://127.0.0.1:9/v1", { driver: "memory" }))
+            .connections,
+        );
+    }
+  });
 });

@@ -37,6 +37,13 @@ export type {
 } from "./refresh-scheduler";
 export { createRefreshScheduler } from "./refresh-scheduler";
 export type {
+  SessionBook,
+  SessionBookOptions,
+  SessionPin,
+  SessionTarget,
+} from "./session-book";
+export { createSessionBook } from "./session-book";
+export type {
   BoundableSignals,
   GenericResponseInput,
   HeaderInput,

@@ -1,3 +1,4 @@
+import { createSessionBook } from "@planfirst/quota-cache";
 import { Hono } from "hono";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { wireConnectors } from "../connectors/wire-connectors";
@@ -67,7 +68,7 @@ export function buildGatewayApp(
   given: GatewayDeps,
   parts: { statusTracker?: StatusTracker; requestLog?: RequestLog } = {},
 ): GatewayApp {
-  const deps = given.connectors ? given : withConnectors(given);
+  const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
     parts.statusTracker ??
@@ -122,6 +123,14 @@ export function buildGatewayApp(
   });
 
   return { hono, context, close: () => feed.close() };
+}
+
+/** `deps` with a session book: the one given, else one kept in this process's memory. */
+function withSessions(deps: GatewayDeps): GatewayDeps {
+  if (deps.sessions) return deps;
+  const { idleTtlMs, maxEntries } = deps.config.subscriptionLadder.sessionAffinity;
+  const sessions = createSessionBook({ now: deps.now, idleTtlMs, maxEntries });
+  return { ...deps, sessions };
 }
 
 /** The request log `server.requestLog` asks for, kept in memory. */

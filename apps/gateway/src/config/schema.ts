@@ -193,6 +193,12 @@ export const connectionSchema = z.strictObject({
   /** Usage endpoint to poll for quota; each connector has the provider's default, if it has one. */
   usageUrl: z.url().optional(),
   /**
+   * The upstream accepts a `prompt_cache_key` body field (an OpenAI-compatible server that
+   * routes by it). Default: only where the connector knows the provider does (OpenAI, the
+   * Codex backend); a strict server may refuse an unknown field, which would fail the request.
+   */
+  promptCacheKey: z.boolean().optional(),
+  /**
    * What each of a plan's windows holds, for `planfirst simulate` only (routing never reads it:
    * live readings decide). One entry per window: `5h`, `7d`, `monthly`, or `<n>h` / `<n>d`, with
    * the allowance in API-equivalent US dollars (`usd`) or in tokens, input plus output (`tokens`).
@@ -204,6 +210,20 @@ export const connectionSchema = z.strictObject({
 export const catalogOverridesSchema = z.strictObject({
   connections: z.array(connectionBillingEntrySchema).default([]),
   models: z.array(modelPriceSchema).default([]),
+});
+
+/**
+ * Session affinity (ladder.md §16): inside the rung the ladder chose, a conversation's next turn
+ * goes first to the target that served its last one, where its prompt cache is.
+ */
+export const sessionAffinitySchema = z.strictObject({
+  /**
+   * A session with no request for this long is forgotten, milliseconds. Default 3 600 000
+   * (1 h); 0 turns affinity off (no session is read, written or shown).
+   */
+  idleTtlMs: z.number().int().min(0).default(3_600_000),
+  /** Most sessions remembered; past it the least recently served are dropped. Default 10 000. */
+  maxEntries: z.number().int().positive().default(10_000),
 });
 
 /** True for a time zone name this runtime knows (`Intl` refuses the others). */
@@ -230,6 +250,7 @@ export const subscriptionLadderSchema = z.strictObject({
     .min(1)
     .refine(isTimeZone, "must be an IANA time zone such as UTC or Europe/Paris")
     .default("UTC"),
+  sessionAffinity: sessionAffinitySchema.prefault({}),
 });
 
 const categoryNameSchema = z

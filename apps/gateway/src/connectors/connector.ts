@@ -102,6 +102,13 @@ export interface UpstreamConnector {
    */
   readonly streamOnly?: boolean;
   /**
+   * True when the provider takes a `prompt_cache_key` body field and routes by it (OpenAI, the
+   * Codex backend): the dispatcher then sends one derived from the session when the client sent
+   * none. Absent = false, because a strict server can refuse a field it does not know and turn a
+   * cache hint into a failed request; the connection's `promptCacheKey` setting overrides it.
+   */
+  readonly acceptsPromptCacheKey?: boolean;
+  /**
    * SSE event names of the provider's own that carry quota in the middle of a stream (Codex
    * `codex.rate_limits`); the stream path hands each such event to {@link readStreamEvent}.
    * Absent when the provider sends none, so other streams are not scanned.

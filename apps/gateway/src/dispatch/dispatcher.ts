@@ -7,6 +7,11 @@ import { connectionReasons, type ExplainSource } from "../routing/explain-model"
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
+import {
+  type PinnedTarget,
+  pinnedTargetOut,
+  targetInAffinityOrder,
+} from "../routing/session-affinity";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { isClientGone } from "./client-gone";
@@ -29,6 +34,7 @@ import { planSignals } from "./plan-signals";
 import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
+import { SessionPlacer } from "./session-placement";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
@@ -69,6 +75,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     metrics.countLocalCapacity(connection, outcome),
   );
   const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps), slots };
+  const pinnedOut = (pin: PinnedTarget) => pinnedTargetOut(table, live, ladderOptions, pin);
+  const placement = new SessionPlacer(deps.sessions, pinnedOut);
   const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
@@ -129,11 +137,16 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) throw unknownModelError(resolution, table);
     const targets = pools.targetsFor(resolution, request.client);
+    // ladder.md §16: the session's pin goes first when the ladder kept it on the serving rung.
+    const pin = placement.pinOf(request.session, request.modelId);
+    const decision = placement.decide(targets, pin);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
       // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
-      if (probe.served) return probe.served;
+      if (probe.served) {
+        return placement.answered(request.session, pin, decision, probe.served, probe.attempts);
+      }
       // Every plan it could probe is busy: the gateway's own limit, not the plans' quota.
       if (onlyOutcome(probe.attempts, LOCAL_CAPACITY)) {
         const busy = probe.attempts.findLast((tried) => tried.outcome === LOCAL_CAPACITY)!;
@@ -149,14 +162,15 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimitRetryAt: null,
     };
     if (request.trace) request.trace.attempts = state.attempts;
-    // The last target passed over because its connection was full (`maxConcurrent`).
+    // The last target passed over because its connection was full (`maxConcurrent`). The
+    // session's pinned target, when it goes first out of its turn, is tried once, before the rest.
     let passedOver: Attempt | null = null;
-    let index = 0;
+    let step = 0;
     while (true) {
       let attempt: Attempt;
       let slot: ConnectionSlot | null;
-      if (index < targets.length) {
-        const target = targets[index++]!;
+      if (step < targets.length) {
+        const target = targetInAffinityOrder(targets, decision, step++)!;
         attempt = new Attempt(deps, target, request.requestId);
         state.attempts.push(attempt.record);
         if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
@@ -219,7 +233,15 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
             request,
             state,
           );
-          if (outcome.served) return outcome.served;
+          if (outcome.served) {
+            return placement.answered(
+              request.session,
+              pin,
+              decision,
+              outcome.served,
+              state.attempts,
+            );
+          }
         } finally {
           admission.hold.release();
         }

@@ -9,6 +9,7 @@ import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { ConnectionSlot } from "./connection-slots";
 import { writeReceipt } from "./receipt";
 import { redactingStream } from "./redaction";
+import { pinServed } from "./session-placement";
 import { settleSpend } from "./settle";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -205,6 +206,8 @@ class UpstreamStreamSource implements ClientStreamSource {
     this.inputs.slot?.end();
     const { deps, target, request } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
+    // Only a stream that ended cleanly pins its session: a cut or failed one answered nothing.
+    if (outcome === "ok") pinServed(deps, request, target);
     const settled = settle(this.inputs, this.relay);
     const trace = request.trace;
     if (trace) {

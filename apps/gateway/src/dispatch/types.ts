@@ -5,6 +5,7 @@ import type { ClientProtocolName } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
+import type { SessionKey } from "../routing/session-key";
 import type { AbortSignalLike } from "../upstream";
 import type { ConnectionSlots } from "./connection-slots";
 
@@ -37,6 +38,11 @@ export interface ClientRequest {
   modelId: string;
   stream: boolean;
   client: ClientIdentity;
+  /**
+   * The request's session (ladder.md §16); absent when affinity is off, for an unbilled call,
+   * or when nothing in the request names or shapes a conversation.
+   */
+  session?: SessionKey;
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;

@@ -7,10 +7,11 @@ export type { UpstreamBody } from "../protocols";
  * The body of `request` for an upstream speaking `protocol` as `model`, asking it to stream when
  * `stream` is true (the client's own choice, or a whole request to an upstream that only
  * streams), made by the leg between the two protocols (`legOf`): a same-protocol body is passed
- * through, any other goes through the hub. Throws `ProtocolError` naming the field when the
- * upstream cannot carry the request faithfully; the dispatcher then skips that target. `bodies`
- * caches one body per protocol, model and stream mode for one client request, so a
- * fall-through to the same shape encodes once.
+ * through (`model` and `stream` set, and `promptCacheKey` where the client sent none, nothing
+ * else touched), any other goes through the hub. Throws `ProtocolError` naming the field when
+ * the upstream cannot carry the request faithfully; the dispatcher then skips that target.
+ * `bodies` caches one body per protocol, model, stream mode and cache key for one client
+ * request, so a fall-through to the same shape encodes once.
  */
 export function upstreamBodyFor(
   request: ClientRequest,
@@ -18,12 +19,18 @@ export function upstreamBodyFor(
   model: string,
   stream: boolean,
   bodies: Map<string, UpstreamBody>,
+  promptCacheKey?: string,
 ): UpstreamBody {
-  const key = `${protocol}\u0000${model}\u0000${stream ? "stream" : "whole"}`;
+  const key = `${protocol}\u0000${model}\u0000${stream ? "stream" : "whole"}\u0000${promptCacheKey ?? ""}`;
   const cached = bodies.get(key);
   if (cached !== undefined) return cached;
-  const leg = legOf(request.protocol, protocol);
-  const body = leg.encodeRequest(request.body, model, stream, request.subPath);
+  const options =
+    promptCacheKey === undefined ? { model, stream } : { model, stream, promptCacheKey };
+  const body = legOf(request.protocol, protocol).encodeRequest(
+    request.body,
+    options,
+    request.subPath,
+  );
   bodies.set(key, body);
   return body;
 }

@@ -12,6 +12,7 @@ import { ConnectorError } from "../connectors/connector-error";
 import type { GatewayDeps } from "../deps";
 import { codecFor } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
+import { promptCacheKeyOf } from "../routing/session-key";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
 import { withClientQuery } from "./client-headers";
 import { observeReading, observeResponse } from "./observe-response";
@@ -83,7 +84,14 @@ export class UpstreamCalls {
     const collect =
       connector.streamOnly === true && !request.stream && request.subPath === undefined;
     const stream = request.stream || collect;
-    const body = upstreamBodyFor(request, connector.protocol, target.model, stream, bodies);
+    const body = upstreamBodyFor(
+      request,
+      connector.protocol,
+      target.model,
+      stream,
+      bodies,
+      promptCacheKeyFor(target, connector, request),
+    );
     const shape = connector.prepare({
       model: target.model,
       stream,
@@ -185,4 +193,19 @@ export class UpstreamCalls {
     const upstream = withClientQuery(built, request, codecFor(body.leg.upstream).forwarding);
     return { upstream, body, collect };
   }
+}
+
+/**
+ * The prompt cache key a session's request carries to `target`: derived from the session hash,
+ * only to an upstream that takes one (the connection's `promptCacheKey` setting, else what its
+ * connector knows of the provider). The protocol writes it only where the client sent none.
+ */
+function promptCacheKeyFor(
+  target: DispatchTarget,
+  connector: UpstreamConnector,
+  request: ClientRequest,
+): string | undefined {
+  if (request.session === undefined) return undefined;
+  const accepts = target.connection.config.promptCacheKey ?? connector.acceptsPromptCacheKey;
+  return accepts === true ? promptCacheKeyOf(request.session.hash) : undefined;
 }

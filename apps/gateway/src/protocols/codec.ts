@@ -1,4 +1,5 @@
 import type { WorstCaseCostInput } from "@planfirst/spend-ledger";
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import type { SseEvent } from "./types";
 
@@ -14,6 +15,11 @@ export interface EncodeRequestOptions {
   model: string;
   /** Whether the upstream is asked to stream. */
   stream: boolean;
+  /**
+   * A prompt cache key to send, for a protocol that has the field ({@link Codec.promptCacheKeyField}),
+   * when the body carries none of its own; ignored by protocols without one.
+   */
+  promptCacheKey?: string;
 }
 
 /** Options of {@link Codec.encodeResponse} and {@link Codec.encodeStream}. */
@@ -118,6 +124,15 @@ export interface ClientWire {
    * `protocol`: which fields cap the output, whether `n` multiplies it).
    */
   readonly costScan: WorstCaseCostInput["protocol"];
+  /**
+   * The opening of the conversation a client body belongs to (system prompt, first user message,
+   * each cut to `maxChars`, and whether the body is a later turn), for the session key's
+   * fallback; null when the body holds no user message.
+   */
+  conversationOpening(
+    body: Readonly<Record<string, unknown>>,
+    maxChars: number,
+  ): ConversationOpening | null;
 }
 
 /**
@@ -165,6 +180,8 @@ export interface Codec<Name extends string = string, ConfigName extends string =
   readonly forwarding: WireForwarding | null;
   /** How clients speaking this protocol are served; null when it is spoken to upstreams only. */
   readonly client: ClientWire | null;
+  /** The top-level body field that names a prompt cache (`prompt_cache_key`); absent when none. */
+  readonly promptCacheKeyField?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
 import { codecFor, type ProtocolName } from "./registry";
@@ -33,6 +34,19 @@ export function translateRequest(
   const request = codecFor(from).decodeRequest(body);
   const encoded = codecFor(to).encodeRequest(request, options);
   return { body: encoded.body, dropped: encoded.dropped, request };
+}
+
+/**
+ * The opening of the conversation a client body of `protocol` belongs to (see
+ * `ClientWire.conversationOpening`); null when the protocol reads none or the body has no user
+ * message.
+ */
+export function conversationOpeningOf(
+  protocol: ProtocolName,
+  body: Readonly<Json>,
+  maxChars: number,
+): ConversationOpening | null {
+  return codecFor(protocol).client?.conversationOpening(body, maxChars) ?? null;
 }
 
 /** A non-stream answer translated for the client, with the usage the upstream reported. */

@@ -13,8 +13,10 @@ export {
   foldStreamParts,
   type StreamCollector,
 } from "./collect-stream";
+export type { ConversationOpening } from "./conversation-opening";
 export { DEGRADE_POLICY, degradeTableMarkdown } from "./degrade-policy";
 export {
+  conversationOpeningOf,
   createStreamTranslator,
   encodeAnswer,
   type TranslatedRequest,

@@ -8,7 +8,7 @@ const CHAT_BODY = { model: "auto/thrifty", messages: [{ role: "user", content: "
 const NOW = () => 1_757_582_400_000;
 
 function streamText(leg: ReturnType<typeof legOf>, clientBody: Record<string, unknown>) {
-  const sent = leg.encodeRequest(clientBody, "gpt-4o-mini", true, undefined);
+  const sent = leg.encodeRequest(clientBody, { model: "gpt-4o-mini", stream: true }, undefined);
   const stream = leg.openStream(sent, clientBody, "gpt-4o-mini", NOW);
   return stream.push(fixtureText(leg.upstream, "text-stream.sse")) + stream.flush();
 }
@@ -27,8 +27,7 @@ describe("legs between client and upstream protocols", () => {
   it("passes a same-protocol body through, asking a chat stream for the usage it needs", () => {
     const sent = legOf("openai-chat", "openai-chat").encodeRequest(
       { ...CHAT_BODY, temperature: 0.2, stream: false },
-      "gpt-4o-mini",
-      true,
+      { model: "gpt-4o-mini", stream: true },
       undefined,
     );
     expect(JSON.parse(sent.text)).toEqual({
@@ -52,12 +51,19 @@ describe("legs between client and upstream protocols", () => {
   it("serves a sub-endpoint only on a relay", () => {
     const body = { model: "gpt-5-codex", input: "hi" };
     expect(
-      legOf("openai-responses", "openai-responses").encodeRequest(body, "m", false, "/compact")
-        .text,
+      legOf("openai-responses", "openai-responses").encodeRequest(
+        body,
+        { model: "m", stream: false },
+        "/compact",
+      ).text,
     ).toContain('"input":"hi"');
     let error: unknown;
     try {
-      legOf("openai-responses", "openai-chat").encodeRequest(body, "m", false, "/compact");
+      legOf("openai-responses", "openai-chat").encodeRequest(
+        body,
+        { model: "m", stream: false },
+        "/compact",
+      );
     } catch (e) {
       error = e;
     }
@@ -79,7 +85,7 @@ describe("legs between client and upstream protocols", () => {
     const text = JSON.stringify(answer);
     const relay = legOf("openai-chat", "openai-chat");
     const relayed = relay.readWhole(
-      relay.encodeRequest(CHAT_BODY, "m", false, undefined),
+      relay.encodeRequest(CHAT_BODY, { model: "m", stream: false }, undefined),
       text,
       answer,
       "m",
@@ -90,7 +96,7 @@ describe("legs between client and upstream protocols", () => {
     const messagesBody = { model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] };
     const translate = legOf("anthropic-messages", "openai-chat");
     const translated = translate.readWhole(
-      translate.encodeRequest(messagesBody, "m", false, undefined),
+      translate.encodeRequest(messagesBody, { model: "m", stream: false }, undefined),
       text,
       answer,
       "m",

@@ -1,4 +1,4 @@
-import type { ClientStream, EncodeResponseOptions } from "./codec";
+import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
 import { createStreamTranslator, translateRequest, translateResponse } from "./hub";
 import type { IrRequest, IrUsage } from "./ir";
 import { ProtocolError } from "./protocol-error";
@@ -52,15 +52,16 @@ export interface Leg {
    */
   readonly relay: boolean;
   /**
-   * The upstream body for client body `body` as `model`, asking to stream when `stream` is true.
+   * The upstream body for client body `body` as `options.model`, asking to stream when
+   * `options.stream` is true, with `options.promptCacheKey` in the upstream protocol's prompt
+   * cache field when the body has none of its own (a protocol without the field ignores it).
    * `subPath` is a sub-endpoint of the client's route (`/compact`): only an upstream of the
    * client's own protocol has it. Throws `ProtocolError` naming the field when the upstream
    * cannot carry the request faithfully.
    */
   encodeRequest(
     body: Json,
-    model: string,
-    stream: boolean,
+    options: EncodeRequestOptions,
     subPath: string | undefined,
   ): UpstreamBody;
   /**
@@ -93,8 +94,16 @@ class RelayLeg implements Leg {
     this.upstream = client;
   }
 
-  encodeRequest(body: Json, model: string, stream: boolean): UpstreamBody {
-    const copy = clientWireOf(this.client).passThroughRequest(body, { model, stream });
+  encodeRequest(body: Json, options: EncodeRequestOptions): UpstreamBody {
+    const copy = clientWireOf(this.client).passThroughRequest(body, options);
+    const cacheField = codecFor(this.upstream).promptCacheKeyField;
+    if (
+      options.promptCacheKey !== undefined &&
+      cacheField !== undefined &&
+      copy[cacheField] == null
+    ) {
+      copy[cacheField] = options.promptCacheKey;
+    }
     return { text: JSON.stringify(copy), dropped: NOTHING_DROPPED, request: undefined, leg: this };
   }
 
@@ -118,8 +127,7 @@ class TranslateLeg implements Leg {
 
   encodeRequest(
     body: Json,
-    model: string,
-    stream: boolean,
+    options: EncodeRequestOptions,
     subPath: string | undefined,
   ): UpstreamBody {
     if (subPath !== undefined) {
@@ -130,7 +138,7 @@ class TranslateLeg implements Leg {
         message: `${subPath} is served only by a ${this.client} upstream, and this target speaks ${this.upstream}`,
       });
     }
-    const translated = translateRequest(this.client, this.upstream, body, { model, stream });
+    const translated = translateRequest(this.client, this.upstream, body, options);
     return {
       text: JSON.stringify(translated.body),
       dropped: translated.dropped,

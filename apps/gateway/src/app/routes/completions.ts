@@ -13,6 +13,13 @@ import type { GatewayReply } from "../../http/reply";
 import { replyToResponse } from "../../http/reply";
 import { readJsonBody, readNodeJsonBody } from "../../http/request-body";
 import type { RequestTrace } from "../../observability/request-log/request-trace";
+import { conversationOpeningOf } from "../../protocols";
+import {
+  pickSessionHeaders,
+  type SessionHeaders,
+  type SessionKey,
+  sessionKeyOf,
+} from "../../routing/session-key";
 import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
@@ -24,6 +31,8 @@ import type { CompletionRoute } from "./route-table";
 /** What a completion route reads from the request line and headers besides the body. */
 export interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
+  /** The session headers the client sent (`x-claude-code-session-id`, …), if any. */
+  readonly sessionHeaders?: SessionHeaders;
   /** The query parameters some wire forwards (Claude Code's `beta=true`), see `pickClientQuery`. */
   readonly query: string | undefined;
   /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
@@ -38,8 +47,10 @@ export interface CompletionExtras {
 export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
+    const header = (name: string) => c.req.header(name);
     const extras: CompletionExtras = {
-      clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
+      clientHeaders: pickClientHeaders(app.clientHeaderNames, header),
+      sessionHeaders: pickSessionHeaders(header),
       query: pickClientQuery({ get: (name) => c.req.query(name) }),
     };
     const reply = await completionReply(
@@ -121,6 +132,7 @@ export function answerCompletion(
   } catch (error) {
     return Promise.reject(error);
   }
+  const session = extras.unbilled ? undefined : sessionOf(app, route, body, client, extras);
   return app.dispatcher.dispatch({
     protocol: route.protocol,
     ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
@@ -131,6 +143,7 @@ export function answerCompletion(
     modelId,
     stream,
     client,
+    ...(session ? { session } : {}),
     requestId: trace ? trace.requestId : newRequestId(),
     signal,
     ...(trace ? { trace } : {}),
@@ -147,8 +160,10 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
     try {
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
+      const header = (name: string) => first(headers[name]);
       const extras: CompletionExtras = {
-        clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => first(headers[name])),
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, header),
+        sessionHeaders: pickSessionHeaders(header),
         query: pickClientQuery(queryParams(incoming.url)),
       };
       const reply = await completionReply(
@@ -173,6 +188,28 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
 }
 
 const NO_EXTRAS: CompletionExtras = { clientHeaders: undefined, query: undefined };
+
+/**
+ * The session of a completion request (ladder.md §16): from the session headers, the body's own
+ * ids, else the conversation's opening as the route's protocol reads it. None while affinity is
+ * off (`idleTtlMs: 0`).
+ */
+function sessionOf(
+  app: AppContext,
+  route: CompletionRoute,
+  body: Record<string, unknown>,
+  client: ClientIdentity,
+  extras: CompletionExtras,
+): SessionKey | undefined {
+  if (app.deps.sessions?.enabled !== true) return undefined;
+  const key = sessionKeyOf({
+    headers: extras.sessionHeaders,
+    body,
+    clientId: client.id,
+    opening: (maxChars) => conversationOpeningOf(route.protocol, body, maxChars),
+  });
+  return key ?? undefined;
+}
 
 /** The query of a request target; undefined when it has none. */
 function queryParams(url: string | undefined): URLSearchParams | undefined {

@@ -97,6 +97,8 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
     // The backend answers `stream: false` with 400 "Stream must be set to true": a whole
     // request is streamed and collected by the dispatcher.
     streamOnly: true,
+    // The Codex CLI sends its conversation id as `prompt_cache_key`; the backend routes by it.
+    acceptsPromptCacheKey: true,
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);

@@ -62,6 +62,8 @@ export function createOpenAiCompatibleConnector(
     provider: spec.provider,
     protocol: responses ? "openai-responses" : "openai-chat",
     forwardedClientHeaders: [],
+    // OpenAI's own API takes `prompt_cache_key`; an unknown compatible server may refuse it.
+    acceptsPromptCacheKey: provider === "openai",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       if (key) headers.authorization = `Bearer ${key}`;

@@ -3,6 +3,7 @@ import { checkMessageRoles } from "../message-roles";
 import { passThroughBody } from "../pass-through";
 import { parseWire } from "../wire-parse";
 import { messagesRequestSchema, usageFromAnthropic } from "./anthropic-messages-api";
+import { messagesConversationOpening } from "./conversation-opening";
 import { decodeMessagesRequest } from "./decode-request";
 import { decodeMessagesResponse } from "./decode-response";
 import { decodeMessagesStream } from "./decode-stream";
@@ -56,5 +57,6 @@ export const anthropicMessagesCodec = {
     passThroughRequest: passThroughBody,
     hiddenFrames: () => null,
     costScan: "anthropic",
+    conversationOpening: messagesConversationOpening,
   },
 } satisfies Codec<"anthropic-messages", "anthropic">;

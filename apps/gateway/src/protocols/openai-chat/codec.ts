@@ -1,6 +1,7 @@
 import type { Codec } from "../codec";
 import { checkMessageRoles } from "../message-roles";
 import { parseWire } from "../wire-parse";
+import { chatConversationOpening } from "./conversation-opening";
 import { decodeChatRequest } from "./decode-request";
 import { decodeChatResponse } from "./decode-response";
 import { decodeChatStream } from "./decode-stream";
@@ -32,6 +33,7 @@ export const openAiChatCodec = {
   encodeResponse: encodeChatResponse,
   decodeStream: decodeChatStream,
   encodeStream: encodeChatStream,
+  promptCacheKeyField: "prompt_cache_key",
   relay: {
     // Only chunks that can carry usage, a finish or an error are parsed: the hot path is a copy.
     tracks: (_event, data) =>
@@ -55,5 +57,6 @@ export const openAiChatCodec = {
     passThroughRequest: passThroughChat,
     hiddenFrames: (body) => (includeUsageRequested(body) ? null : isUsageOnlyChunk),
     costScan: "openai",
+    conversationOpening: chatConversationOpening,
   },
 } satisfies Codec<"openai-chat", "openai">;

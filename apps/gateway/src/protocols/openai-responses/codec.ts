@@ -1,6 +1,7 @@
 import type { Codec } from "../codec";
 import { openAiErrorBody } from "../openai-chat/error-body";
 import { passThroughBody } from "../pass-through";
+import { responsesConversationOpening } from "./conversation-opening";
 import { decodeResponsesRequest } from "./decode-request";
 import { decodeResponsesResponse } from "./decode-response";
 import { decodeResponsesStream } from "./decode-stream";
@@ -21,6 +22,7 @@ export const openAiResponsesCodec = {
   encodeResponse: encodeResponsesResponse,
   decodeStream: decodeResponsesStream,
   encodeStream: encodeResponsesStream,
+  promptCacheKeyField: "prompt_cache_key",
   relay: {
     // Everything but the terminal and error events is copied unread.
     tracks: (event) => event === undefined || event === "error" || TERMINAL.has(event),
@@ -39,5 +41,6 @@ export const openAiResponsesCodec = {
     passThroughRequest: passThroughBody,
     hiddenFrames: () => null,
     costScan: "openai",
+    conversationOpening: responsesConversationOpening,
   },
 } satisfies Codec<"openai-responses", "openai-responses">;
