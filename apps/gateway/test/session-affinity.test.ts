@@ -222,6 +222,18 @@ describe("session affinity inside a rung (ladder.md §16)", () => {
     expect(responses.headers.get("x-planfirst-session")).toBe(
       `${sessionHash("anonymous", "openai", "0199-codex-conversation")}; affinity=new`,
     );
+    // The request log keeps each request's session as its hash, never the id the client sent.
+    const log = await getJson<{ data: { sessionHash: string | null }[] }>(
+      harness.url,
+      "/v1/requests",
+    );
+    expect(log.data.map((record) => record.sessionHash).sort()).toEqual(
+      [
+        sessionHash("anonymous", "claude-code", "2b7c0c1e-claude-session"),
+        sessionHash("anonymous", "openai", "0199-codex-conversation"),
+      ].sort(),
+    );
+    expect(JSON.stringify(log)).not.toContain("2b7c0c1e-claude-session");
   });
 
   it("AF5: a first turn is a new conversation even when another one opened with the same words", async () => {

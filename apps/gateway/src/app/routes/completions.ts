@@ -133,6 +133,7 @@ export function answerCompletion(
     return Promise.reject(error);
   }
   const session = extras.unbilled ? undefined : sessionOf(app, route, body, client, extras);
+  if (trace && session) trace.sessionHash = session.hash;
   return app.dispatcher.dispatch({
     protocol: route.protocol,
     ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
