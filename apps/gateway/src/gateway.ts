@@ -28,6 +28,7 @@ import { watchConfigFile } from "./config/watch-config-file";
 import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
+import { ConnectionSlots } from "./dispatch/connection-slots";
 import { ConfigError, type GatewayProblem } from "./errors";
 import { buildGeneration, type Generation, type SharedParts } from "./generation";
 import type { NodeListener } from "./http/node-listener";
@@ -184,6 +185,10 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     statusTracker,
     requestLog,
     scheduler,
+    // Configured by each generation as it starts (`Generation.start`).
+    slots: new ConnectionSlots([], (connection, outcome) =>
+      metrics.countLocalCapacity(connection, outcome),
+    ),
     resetTimers: options.resetTimers !== false,
     reload: () => reload(),
   };

@@ -19,6 +19,7 @@ import type { OnboardingPoll } from "./connectors/connector-spec";
 import type { CredentialPersistence } from "./connectors/credential-persistence";
 import { type WiredConnectors, wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
+import type { ConnectionSlots } from "./dispatch/connection-slots";
 import { createNodeListener } from "./http/node-listener";
 import type { GatewayMetrics } from "./observability/metrics";
 import type { RequestLog } from "./observability/request-log/request-log";
@@ -52,6 +53,8 @@ export interface SharedParts {
   readonly statusTracker: StatusTracker;
   /** One record per request, queued and written off the request path. */
   readonly requestLog: RequestLog;
+  /** Requests in flight and in line per connection with `maxConcurrent`, across generations. */
+  readonly slots: ConnectionSlots;
   /** Usage polls: single flight and minimum interval per connection, across generations. */
   readonly scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">;
   /** Refresh plan readings at each known window reset (S2a). */
@@ -164,6 +167,7 @@ export function buildGeneration(
   const built = buildGatewayApp(deps, {
     statusTracker: shared.statusTracker,
     requestLog: shared.requestLog,
+    slots: shared.slots,
   });
   const { table } = built.context;
   const polled = polledConnectionIds(table.connections, connectors);
@@ -210,6 +214,7 @@ export function buildGeneration(
       listener(incoming, outgoing);
     },
     start() {
+      shared.slots.configure(config.connections);
       planRefresh ??= startPlanRefresh(deps, table, shared.scheduler, polled, {
         resetTimers: shared.resetTimers,
       });

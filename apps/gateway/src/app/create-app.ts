@@ -4,6 +4,7 @@ import { createMemoryCredentialPersistence } from "../connectors/credential-pers
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
 import { clientHeaderNames } from "../dispatch/client-headers";
+import type { ConnectionSlots } from "../dispatch/connection-slots";
 import { createDispatcher } from "../dispatch/dispatcher";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
@@ -62,18 +63,23 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
  * credential.
  * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
- * the request log (default: both in memory).
+ * the request log (default: both in memory), `parts.slots` the per-connection concurrency limits
+ * (default: the dispatcher's own; a gateway shares one across its config generations).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog } = {},
+  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog; slots?: ConnectionSlots } = {},
 ): GatewayApp {
   const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
-  const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
+  const dispatcher = observeServed(
+    createDispatcher(deps, table, parts.slots ? { slots: parts.slots } : {}),
+    status,
+    deps.now,
+  );
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const requestLog = parts.requestLog ?? memoryRequestLog(deps);
   const context: AppContext = {

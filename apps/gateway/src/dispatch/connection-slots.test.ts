@@ -117,6 +117,26 @@ describe("ConnectionSlots", () => {
     ]);
   });
 
+  it("keeps a connection's slots in flight and its line through configure, and lets a raised limit in", async () => {
+    const { slots } = slotsOf(1);
+    const held = slots.take("limited")!;
+    const waiting = slots.wait("limited", undefined);
+    // A reload with the same limit: the held slot still counts.
+    slots.configure([{ id: "limited", maxConcurrent: 1, maxQueueWaitMs: 30_000 }]);
+    expect(slots.take("limited")).toBeNull();
+    expect(slots.limitOf("limited")!.queued).toBe(1);
+    // A raised limit serves the head of the line at once.
+    slots.configure([{ id: "limited", maxConcurrent: 2, maxQueueWaitMs: 30_000 }]);
+    const served = (await waiting) as ConnectionSlot;
+    expect(slots.limitOf("limited")!.inUse).toBe(2);
+    held.release();
+    served.release();
+    expect(slots.limitOf("limited")!.inUse).toBe(0);
+    // A connection that loses its limit is unlimited from then on.
+    slots.configure([{ id: "limited", maxQueueWaitMs: 30_000 }]);
+    expect(slots.take("limited")).toBe(UNLIMITED_SLOT);
+  });
+
   it("ends a wait without a slot after maxQueueWaitMs and leaves the line", async () => {
     vi.useFakeTimers();
     const { slots, counted } = slotsOf(1, 500);

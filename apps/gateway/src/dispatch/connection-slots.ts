@@ -101,9 +101,21 @@ export class ConnectionLimit {
   private readonly line: SlotWaiter[] = [];
 
   constructor(
-    readonly settings: SlotSettings & { readonly maxConcurrent: number },
+    public settings: SlotSettings & { readonly maxConcurrent: number },
     private readonly count: (connectionId: string, outcome: SlotWaitOutcome) => void,
   ) {}
+
+  /**
+   * New settings from a reloaded config, keeping the requests in flight and the line: a higher
+   * limit lets the head of the line in at once; a lower one takes effect as slots come back.
+   */
+  reconfigure(settings: SlotSettings & { readonly maxConcurrent: number }): void {
+    this.settings = settings;
+    while (this.line.length > 0 && this.inFlight < settings.maxConcurrent) {
+      this.inFlight += 1;
+      this.giveBack();
+    }
+  }
 
   /** Requests holding a slot now. */
   get inUse(): number {
@@ -172,9 +184,11 @@ export class ConnectionLimit {
 }
 
 /**
- * The per-connection concurrency limits of one dispatcher (`connections[].maxConcurrent`), kept
- * in this process: each replica limits its own requests. Connections without a limit have no
- * entry: {@link ConnectionSlots.take} gives them {@link UNLIMITED_SLOT} after one map lookup.
+ * The per-connection concurrency limits (`connections[].maxConcurrent`), kept in this process:
+ * each replica limits its own requests. One instance serves every generation of a gateway, so a
+ * config reload keeps the requests in flight and in line of a connection that stays (see
+ * {@link ConnectionSlots.configure}). Connections without a limit have no entry:
+ * {@link ConnectionSlots.take} gives them {@link UNLIMITED_SLOT} after one map lookup.
  */
 export class ConnectionSlots {
   private readonly limits = new Map<string, ConnectionLimit>();
@@ -182,13 +196,29 @@ export class ConnectionSlots {
   /** `count` is told how every wait for a slot ended, by connection. */
   constructor(
     connections: Iterable<SlotSettings>,
-    count: (connectionId: string, outcome: SlotWaitOutcome) => void,
+    private readonly count: (connectionId: string, outcome: SlotWaitOutcome) => void,
   ) {
+    this.configure(connections);
+  }
+
+  /**
+   * The limits of a (reloaded) configuration. A connection that keeps a limit keeps its count
+   * of requests in flight and its line under the new settings; one that loses its limit, or
+   * leaves, is unlimited from now on (the slots still held give back to the old count, which
+   * nothing reads any more).
+   */
+  configure(connections: Iterable<SlotSettings>): void {
+    const kept = new Set<string>();
     for (const connection of connections) {
       const { maxConcurrent } = connection;
       if (maxConcurrent === undefined) continue;
-      this.limits.set(connection.id, new ConnectionLimit({ ...connection, maxConcurrent }, count));
+      kept.add(connection.id);
+      const settings = { ...connection, maxConcurrent };
+      const existing = this.limits.get(connection.id);
+      if (existing) existing.reconfigure(settings);
+      else this.limits.set(connection.id, new ConnectionLimit(settings, this.count));
     }
+    for (const id of [...this.limits.keys()]) if (!kept.has(id)) this.limits.delete(id);
   }
 
   /** The limit of a connection with `maxConcurrent`, else undefined. */

@@ -44,7 +44,11 @@ export type { ClientRequest, Dispatcher } from "./types";
 const FREE: Admission = FREE_ADMISSION;
 
 /** Creates the dispatcher over injected deps and the static routing table. */
-export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispatcher {
+export function createDispatcher(
+  deps: GatewayDeps,
+  table: RoutingTable,
+  shared: { slots?: ConnectionSlots } = {},
+): Dispatcher {
   const { quotaCache, cooldowns, ledger, now, metrics } = deps;
   const ladderOptions: LadderOptions = {
     ...table.ladderBase,
@@ -71,9 +75,11 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     now,
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
-  const slots = new ConnectionSlots(deps.config.connections, (connection, outcome) =>
-    metrics.countLocalCapacity(connection, outcome),
-  );
+  const slots =
+    shared.slots ??
+    new ConnectionSlots(deps.config.connections, (connection, outcome) =>
+      metrics.countLocalCapacity(connection, outcome),
+    );
   const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps), slots };
   const pinnedOut = (pin: PinnedTarget) => pinnedTargetOut(table, live, ladderOptions, pin);
   const placement = new SessionPlacer(deps.sessions, pinnedOut);
