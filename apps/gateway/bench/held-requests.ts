@@ -4,9 +4,9 @@ import { printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
-import { type Child, cpuMicros, startChild, stopChild } from "./children";
+import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 
-// Held-requests benchmark (ladder.md §16): one gateway holds BENCH_HELD_WAITERS (default 1,000)
+// Held-requests benchmark (ladder.md §17): one gateway holds BENCH_HELD_WAITERS (default 1,000)
 // `auto/subscription` requests waiting for a z.ai plan that is out for nine minutes, each on its
 // own socket, while autocannon measures another path of the same gateway (a keyless model on the
 // instant upstream, non-stream, 32 connections), after 5,000 requests of warm-up. Each round

@@ -7,7 +7,7 @@ import { anthropicText } from "./client-streams";
 import { standardConfig, TEST_ENV } from "./fixtures";
 import { type Harness, messagesBody, post, type TestClock, useTestBed, waitFor } from "./harness";
 
-// ladder.md §16 with the clients people run: the official SDKs and Claude Code itself, each
+// ladder.md §17 with the clients people run: the official SDKs and Claude Code itself, each
 // asking to wait with x-planfirst-max-wait, get an ordinary answer from the plan after its reset.
 
 const bed = useTestBed({ plan: "anthropic", router: "openai", pricey: "openai" });
@@ -80,7 +80,7 @@ function config() {
   });
 }
 
-describe("clients waiting for the plan (ladder.md §16)", () => {
+describe("clients waiting for the plan (ladder.md §17)", () => {
   it("WAIT4/WAIT6: the openai SDK gets an ordinary answer after a wait, whole and streamed (held past 10 s)", async () => {
     const harness = await bed.start({ config: config(), env: TEST_ENV });
     const openai = new OpenAI({

@@ -14,7 +14,7 @@ import {
   waitFor,
 } from "./harness";
 
-// ladder.md §16: a request that asks to wait is held, with nothing sent upstream, until its plan
+// ladder.md §17: a request that asks to wait is held, with nothing sent upstream, until its plan
 // comes back. Time is the injected clock: the tests move it past a reset, and the gateway notices
 // within its timers' longest sleep (500 ms of real time), as it does a jumping clock.
 
@@ -113,7 +113,7 @@ function logLines(harness: Harness, msg: string): Record<string, unknown>[] {
     .filter((line) => line.msg === msg);
 }
 
-describe("waiting for the plan (ladder.md §16)", () => {
+describe("waiting for the plan (ladder.md §17)", () => {
   it("WAIT2/WAIT4: a plan exhausted with a reset 5 s away: a 30 s wait is served by the plan after the reset, the plan seeing no request while out; a 2 s wait is refused at once", async () => {
     const harness = await bed.start({ config: config(), env: TEST_ENV });
     const resetMs = await exhaustPlan(harness, 5_000);

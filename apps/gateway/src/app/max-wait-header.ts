@@ -10,7 +10,7 @@ const SECONDS = /^\d+(?:\.\d+)?$/;
 const ECHO_CHARS = 40;
 
 /**
- * Reads `x-planfirst-max-wait` (ladder.md §16, WAIT1): the seconds a client will wait for a plan
+ * Reads `x-planfirst-max-wait` (ladder.md §17, WAIT1): the seconds a client will wait for a plan
  * that resets soon, as milliseconds (rounded), or undefined when the header is absent. `0`
  * asks not to wait at all, whatever the id's default. A value too large for the gateway is not
  * an error: the dispatcher caps it (`maxWaitCapMs`). Anything else (empty, negative, `1e3`,

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { ClientStreamSource } from "../http/reply";
-import { codecFor } from "../protocols";
+import { type ClientProtocolName, clientWireOf, codecFor } from "../protocols";
 import { HeldStreamSource } from "./held-stream";
 import type { WaitTimers } from "./waiting-room";
+
+/** What a held stream takes of a client protocol: its keep-alive and its error frames. */
+function wireOf(protocol: ClientProtocolName) {
+  return {
+    keepAlive: clientWireOf(protocol).keepAlive,
+    errorFrames: codecFor(protocol).relay.errorFrames,
+  };
+}
 
 /** Timers fired by hand, in the order they were set. */
 function manualTimers() {
@@ -44,11 +52,11 @@ function upstream(first: string, parts: string[]): ClientStreamSource & { cancel
   };
 }
 
-describe("a held stream (ladder.md §16, WAIT6)", () => {
+describe("a held stream (ladder.md §17, WAIT6)", () => {
   it("opens with the protocol's keep-alive, repeats it until the answer, then goes on with the answer's stream", async () => {
     const clock = manualTimers();
     const held = new HeldStreamSource({
-      codec: codecFor("anthropic-messages"),
+      ...wireOf("anthropic-messages"),
       keepAliveMs: 5_000,
       timers: clock.timers,
     });
@@ -72,7 +80,7 @@ describe("a held stream (ladder.md §16, WAIT6)", () => {
   it("keeps an OpenAI chat client with SSE comments and ends with its error frame when the wait became a 429", async () => {
     const clock = manualTimers();
     const held = new HeldStreamSource({
-      codec: codecFor("openai-chat"),
+      ...wireOf("openai-chat"),
       keepAliveMs: 5_000,
       timers: clock.timers,
     });
@@ -98,7 +106,7 @@ describe("a held stream (ladder.md §16, WAIT6)", () => {
   it("turns an upstream refusal body into the protocol's error event, never a clean end", async () => {
     const clock = manualTimers();
     const held = new HeldStreamSource({
-      codec: codecFor("anthropic-messages"),
+      ...wireOf("anthropic-messages"),
       keepAliveMs: 5_000,
       timers: clock.timers,
     });
@@ -121,7 +129,7 @@ describe("a held stream (ladder.md §16, WAIT6)", () => {
   it("a client that goes away cancels the answer that comes after it", async () => {
     const clock = manualTimers();
     const held = new HeldStreamSource({
-      codec: codecFor("openai-responses"),
+      ...wireOf("openai-responses"),
       keepAliveMs: 5_000,
       timers: clock.timers,
     });

@@ -1,13 +1,15 @@
 import { upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
 import type { BodyReply, ClientStreamSource, GatewayReply } from "../http/reply";
-import { type Codec, formatSseEvents, type IrStreamError } from "../protocols";
+import { formatSseEvents, type IrStreamError, type SseEvent } from "../protocols";
 import { isRecord, parseJsonObject, str } from "../protocols/ir/guards";
 import type { WaitTimers } from "./waiting-room";
 
 /** Options of {@link HeldStreamSource}. */
 export interface HeldStreamOptions {
-  /** The client protocol's codec: its keep-alive text and its error frames. */
-  codec: Pick<Codec, "keepAlive" | "relay">;
+  /** The client protocol's keep-alive text (`ClientWire.keepAlive`). */
+  keepAlive: string;
+  /** The client protocol's error frames for a stream under way (`RelayProfile.errorFrames`). */
+  errorFrames(error: IrStreamError): SseEvent[];
   /** Time between two keep-alive frames, milliseconds (transport time, not the gateway clock). */
   keepAliveMs: number;
   timers: WaitTimers;
@@ -21,7 +23,7 @@ const END = { text: "", done: true } as const;
 
 /**
  * The client side of a streaming request whose headers left while it still waits for a plan
- * (ladder.md §16, WAIT6): it opens with the protocol's keep-alive and repeats it every
+ * (ladder.md §17, WAIT6): it opens with the protocol's keep-alive and repeats it every
  * `keepAliveMs` until the answer is known. A stream answer then continues the same client stream
  * from its first bytes; anything else (the 429 the wait became, an upstream refusal) ends it with
  * the protocol's error frames, never a clean end. A client that goes away cancels whichever
@@ -35,7 +37,7 @@ export class HeldStreamSource implements ClientStreamSource {
   private ended = false;
 
   constructor(private readonly options: HeldStreamOptions) {
-    this.first = options.codec.keepAlive;
+    this.first = options.keepAlive;
   }
 
   /** The held request was answered: a stream goes on from its first bytes, a body is an error. */
@@ -66,7 +68,7 @@ export class HeldStreamSource implements ClientStreamSource {
     if (this.settled === null) {
       await this.keepAliveOrAnswer();
       if (this.cancelled) return END;
-      if (this.settled === null) return { text: this.options.codec.keepAlive, done: false };
+      if (this.settled === null) return { text: this.options.keepAlive, done: false };
     }
     const settled: Settled = this.settled;
     if (settled.kind === "frames") {
@@ -106,7 +108,7 @@ export class HeldStreamSource implements ClientStreamSource {
   }
 
   private errorFrames(error: IrStreamError): string {
-    return formatSseEvents(this.options.codec.relay.errorFrames(error));
+    return formatSseEvents(this.options.errorFrames(error));
   }
 }
 

@@ -16,7 +16,7 @@ export interface PlanWatch {
 }
 
 /**
- * The dispatcher's answers to a waiting request (ladder.md §16, WAIT4), from the same pool cache,
+ * The dispatcher's answers to a waiting request (ladder.md §17, WAIT4), from the same pool cache,
  * live state and ladder options its dispatch reads, so "back" means exactly "a dispatch now would
  * reach a plan": for `auto/subscription`, a target in its strict pool, or a plan it may probe
  * whose probe lease is free (P1, P2); for `auto/thrifty` and concrete models, a plan target in

@@ -3,7 +3,7 @@ import type { SubscriptionLadderConfig } from "../config/schema";
 import type { GatewayDeps } from "../deps";
 import { GatewayError } from "../errors";
 import type { GatewayReply } from "../http/reply";
-import { codecFor, type IrStreamError } from "../protocols";
+import { clientWireOf, codecFor, type IrStreamError } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { ResolvedModel } from "../routing/pool-cache";
 import type { PlanReturn } from "../routing/pool-reset";
@@ -46,7 +46,7 @@ export const HELD: unique symbol = Symbol("held for a plan");
 export type DispatchPass = (wait: PlanWait | null) => Promise<GatewayReply | typeof HELD>;
 
 /**
- * One pass's leave to hold a request for a plan (ladder.md §16). The pass asks `mayHold()` where
+ * One pass's leave to hold a request for a plan (ladder.md §17). The pass asks `mayHold()` where
  * it would otherwise be refused (`auto/subscription`, WAIT2) or climb to its first paid target
  * (`auto/thrifty`), and returns {@link HELD} when it says yes. It calls `orderFixed()` once its
  * pool is built or its probe has answered, so the next request in line may go (WAIT3).
@@ -111,7 +111,7 @@ export function waitWishMs(
 }
 
 /**
- * Dispatches a request that may wait `wishMs` for a plan (ladder.md §16): each pass routes as
+ * Dispatches a request that may wait `wishMs` for a plan (ladder.md §17): each pass routes as
  * usual and may stop where it would be refused or pay (WAIT2); the request then waits in the
  * plan's line (WAIT3) with nothing sent upstream, and a release starts the next pass from the top
  * (WAIT4). A wait that ends without the plan (deadline, the plan's return past it, a full line,
@@ -133,7 +133,8 @@ export function waitForPlan(
     const commit = () => {
       const { config, now } = context.deps;
       held = new HeldStreamSource({
-        codec: codecFor(request.api),
+        keepAlive: clientWireOf(request.protocol).keepAlive,
+        errorFrames: codecFor(request.protocol).relay.errorFrames,
         keepAliveMs: config.subscriptionLadder.heldStreamKeepAliveMs,
         timers: context.timers,
       });

@@ -90,7 +90,7 @@ function track(promises: Promise<WaitEnd>[]) {
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe("waiting room (ladder.md §16)", () => {
+describe("waiting room (ladder.md §17)", () => {
   it("WAIT3/WAIT4: releases waiters in arrival order once the plan is back, the next only after the one before says done", async () => {
     const time = manualTime();
     const room = createWaitingRoom({ now: time.now, timers: time.timers, maxWaiting: 10 });

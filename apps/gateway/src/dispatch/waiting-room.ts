@@ -138,7 +138,7 @@ const FULL: WaitEnd = { kind: "full" };
 const CLOSED: WaitEnd = { kind: "closed" };
 
 /**
- * The waiting rooms of ladder.md §16 (WAIT3): requests wait in line per plan connection, in
+ * The waiting rooms of ladder.md §17 (WAIT3): requests wait in line per plan connection, in
  * arrival order, with no upstream traffic. The room looks at its waiters when woken (reset timer,
  * fresh reading, probe answered) and at least every `maxSleepMs` (deadlines, alarms, readings
  * that arrived unannounced). A look that finds the plan back releases the first such waiter and

@@ -1,5 +1,6 @@
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Cooldown } from "@planfirst/quota-cache";
+import { summarize } from "@planfirst/spend-ledger";
 import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
 import { explainModel, explainSourceOf } from "../routing/explain-model";
 import type { HistoryBucket } from "./history-store";
@@ -81,6 +82,21 @@ function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
   };
 }
 
+/**
+ * How much of a paid rung's input was read from the provider's prompt cache, over the spend
+ * records of the last hour (token counts as the upstreams reported them).
+ */
+export interface StatusCacheReads {
+  /** Every input token booked, cached reads and cache writes included. */
+  inputTokens: number;
+  /** Input tokens read from the cache (billed at the cache-read price). */
+  cachedInputTokens: number;
+  /** Input tokens written to the cache. */
+  cacheWriteTokens: number;
+  /** `cachedInputTokens` as a percentage of `inputTokens`; null when no input was booked. */
+  readPercent: number | null;
+}
+
 /** What `GET /v1/status` returns (the CLI's `status` and the status page read it). No credential appears here. */
 export interface GatewayStatus {
   catalog: { version: string; dataDate: string };
@@ -109,7 +125,7 @@ export interface GatewayStatus {
     /** True while a probe of the plan (one request to get a fresh reading) is in flight. */
     probeInFlight: boolean;
     /**
-     * Requests held waiting for this plan to come back (ladder.md §16) and the instant the first
+     * Requests held waiting for this plan to come back (ladder.md §17) and the instant the first
      * of them expects it; null when none waits.
      */
     waiting: StatusWaiting | null;
@@ -119,6 +135,8 @@ export interface GatewayStatus {
     cooldowns: StatusCooldown[];
     /** Why the connection is out of each routing id's pool (empty when it is in everywhere). */
     out: StatusExclusion[];
+    /** Live sessions whose last request this connection served (ladder.md §16). */
+    liveSessions: number;
   }[];
   budgets: {
     rung: string;
@@ -130,6 +148,11 @@ export interface GatewayStatus {
   }[];
   /** Requests served per rung in the last hour (rung `none` = answered with an error). */
   requestsLastHour: Record<string, number>;
+  /**
+   * Per paid rung, the share of input read from the prompt cache in the last hour; null when
+   * the spend records could not be read (the store is down).
+   */
+  cacheReadsLastHour: Record<string, StatusCacheReads> | null;
   /** The last served request per routing id (the id the client asked for). */
   lastServed: Record<string, StatusServed>;
   /**
@@ -141,13 +164,15 @@ export interface GatewayStatus {
 
 /**
  * Builds the status document from live state. `recent` (the last hour of history) feeds the
- * pace of each window; `tracker` the last-served rungs. Without them pace reads "not being used"
- * and nothing is marked served.
+ * pace of each window; `tracker` the last-served rungs; `cacheReads` the paid rungs' cache reads
+ * (see {@link cacheReadsLastHour}). Without them pace reads "not being used", nothing is marked
+ * served and the cache reads are null.
  */
 export function gatewayStatus(
   app: AppContext,
   tracker?: Pick<StatusTracker, "lastServed">,
   recent: readonly HistoryBucket[] = [],
+  cacheReads: Record<string, StatusCacheReads> | null = null,
 ): GatewayStatus {
   const { deps, table } = app;
   const nowMs = deps.now();
@@ -159,6 +184,7 @@ export function gatewayStatus(
       returnAt: room.returnAtMs === undefined ? null : new Date(room.returnAtMs).toISOString(),
     });
   }
+  const sessions = deps.sessions?.liveSessions() ?? new Map<string, number>();
   const connections = [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const state = deps.quotaCache.get(connection.config.provider, id);
@@ -210,6 +236,7 @@ export function gatewayStatus(
       cooldownUntil: until,
       cooldowns,
       out: out.get(id) ?? [],
+      liveSessions: sessions.get(id) ?? 0,
     };
   });
   const windowKey = deps.ledger.currentWindowKey();
@@ -232,6 +259,7 @@ export function gatewayStatus(
     connections,
     budgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
+    cacheReadsLastHour: cacheReads,
     lastServed,
     returnAt: returnTimes(app),
   };
@@ -289,8 +317,41 @@ export async function statusSnapshot(
 ): Promise<GatewayStatus> {
   tracker.recordLevels(statusLevels(app));
   const nowMs = app.deps.now();
-  const recent = await tracker.history(nowMs - 3_600_000 - 300_000, nowMs + 1);
-  return gatewayStatus(app, tracker, recent);
+  const [recent, cacheReads] = await Promise.all([
+    tracker.history(nowMs - 3_600_000 - 300_000, nowMs + 1),
+    cacheReadsLastHour(app, nowMs),
+  ]);
+  return gatewayStatus(app, tracker, recent, cacheReads);
+}
+
+/**
+ * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
+ * was read from the prompt cache (every paid rung listed, zero when it served nothing). Null
+ * when the spend store cannot answer: the page says so rather than failing.
+ */
+export async function cacheReadsLastHour(
+  app: AppContext,
+  nowMs: number,
+): Promise<Record<string, StatusCacheReads> | null> {
+  let byRung: ReturnType<typeof summarize>["byRung"];
+  try {
+    byRung = summarize(await app.deps.ledger.records({ sinceMs: nowMs - 3_600_000 })).byRung;
+  } catch {
+    return null;
+  }
+  const reads: Record<string, StatusCacheReads> = {};
+  for (const rung of PAID_RUNGS) {
+    const totals = Object.hasOwn(byRung, rung) ? byRung[rung] : undefined;
+    const inputTokens = totals?.inputTokens ?? 0;
+    const cachedInputTokens = totals?.cachedInputTokens ?? 0;
+    reads[rung] = {
+      inputTokens,
+      cachedInputTokens,
+      cacheWriteTokens: totals?.cacheWriteTokens ?? 0,
+      readPercent: inputTokens > 0 ? (cachedInputTokens / inputTokens) * 100 : null,
+    };
+  }
+  return reads;
 }
 
 function servedOf(record: ServedRecord): StatusServed {

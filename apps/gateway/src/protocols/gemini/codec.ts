@@ -1,9 +1,9 @@
 import type { Codec } from "../codec";
 import { ProtocolError } from "../protocol-error";
-import { SSE_KEEP_ALIVE } from "../sse/sse-format";
 import { decodeGeminiResponse } from "./decode-response";
 import { decodeGeminiStream } from "./decode-stream";
 import { encodeGeminiRequest } from "./encode-request";
+import { unwrapCodeAssist, usageFromGemini } from "./gemini-api";
 
 const FINISH_REASON_SET = /"finishReason":\s*"/;
 
@@ -17,12 +17,13 @@ function upstreamOnly(what: string): never {
 
 /**
  * The Gemini codec, upstream side: Gemini Code Assist `:generateContent` and
- * `:streamGenerateContent?alt=sse` (the Gemini API body inside the Code Assist envelope).
- * Clients speak OpenAI or Anthropic to planfirst, so the client half refuses.
+ * `:streamGenerateContent?alt=sse` (the Gemini API body inside the Code Assist envelope); config
+ * name `gemini`. Clients speak OpenAI or Anthropic to planfirst, so the client half refuses.
  */
-export const geminiCodec: Codec = {
+export const geminiCodec = {
   protocol: "gemini",
-  decodeRequest: () => upstreamOnly("decode a request"),
+  configName: "gemini",
+  decodeRequest: (_body) => upstreamOnly("decode a request"),
   encodeRequest: encodeGeminiRequest,
   decodeResponse: decodeGeminiResponse,
   encodeResponse: () => upstreamOnly("encode an answer"),
@@ -39,5 +40,8 @@ export const geminiCodec: Codec = {
       },
     ],
   },
-  keepAlive: SSE_KEEP_ALIVE,
-};
+  responseUsage: (body) => usageFromGemini(unwrapCodeAssist(body)?.usageMetadata),
+  freeformTools: false,
+  forwarding: null,
+  client: null,
+} satisfies Codec<"gemini", "gemini">;

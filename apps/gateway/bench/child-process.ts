@@ -2,17 +2,22 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ChildCommand, ChildReport } from "./child";
 
-/** A benchmark server running `child.ts` in its own process, talked to over IPC. */
+/** A benchmark server running child.ts in a process of its own. */
 export interface Child {
   readonly process: ChildProcess;
+  /** Its base URL on 127.0.0.1. */
   readonly url: string;
+  /** Sends a command and resolves with the child's next report. */
   ask(command: ChildCommand): Promise<ChildReport>;
 }
 
 const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
 const tsx = import.meta.resolve("tsx");
 
-/** Starts `child.ts ARGS` with the source condition; resolves once it listens. */
+/**
+ * Starts child.ts with `args` (its role and the role's arguments) and Node options, and resolves
+ * once it listens. Its stderr is this process's; it rejects if the child exits first.
+ */
 export function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> {
   const child = spawn(
     process.execPath,
@@ -33,7 +38,7 @@ export function startChild(args: string[], nodeOptions: string[] = []): Promise<
   });
 }
 
-/** Asks a child to close and waits for its exit. */
+/** Asks the child to close and waits for it to exit. */
 export async function stopChild(child: Child): Promise<void> {
   child.process.removeAllListeners("exit");
   const exited = new Promise((resolve) => child.process.once("exit", resolve));
@@ -41,7 +46,7 @@ export async function stopChild(child: Child): Promise<void> {
   await exited;
 }
 
-/** The CPU time a child has used and its event loop's busy time, in microseconds. */
+/** The child's CPU time (user + system, every thread) and its event loop's busy time, µs. */
 export async function cpuMicros(child: Child): Promise<{ cpu: number; loop: number }> {
   const report = await child.ask({ type: "cpu" });
   if (report.type !== "cpu") throw new Error("a benchmark server did not report its CPU time");
