@@ -25,6 +25,7 @@ import { openSpendStore } from "./app/open-spend-store";
 import { registerStateGauges } from "./app/state-gauges";
 import type { GatewayConfig } from "./config/schema";
 import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import { spendJournalPath } from "./config/storage-paths";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
@@ -213,18 +214,19 @@ function createStores(
     return { quota: createMemoryQuotaStore(), spend: createMemorySpendStore() };
   }
   if (storage.driver === "redis") {
+    const journalPath = spendJournalPath(config);
     return {
       quota: createRedisQuotaStore({
         url: storage.url,
         keyPrefix: `${storage.keyPrefix}quota`,
         logger,
       }),
-      spend: openSpendStore("storage.journalPath", storage.journalPath, () => {
-        mkdirSync(dirname(storage.journalPath), { recursive: true });
+      spend: openSpendStore("storage.journalPath", journalPath, () => {
+        mkdirSync(dirname(journalPath), { recursive: true });
         return createRedisSpendStore({
           url: storage.url,
           keyPrefix: `${storage.keyPrefix}spend`,
-          journalPath: storage.journalPath,
+          journalPath,
           logger,
         });
       }),

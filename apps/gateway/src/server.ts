@@ -93,6 +93,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ],
     });
   }
+  // The effective address is the config's from here on (the default spend journal is per port).
+  if (host !== config.server.host || port !== config.server.port) {
+    config = { ...config, server: { ...config.server, host, port } };
+  }
   const gateway = createGateway({
     config,
     env: options.env ?? process.env,

@@ -51,6 +51,10 @@ export const serverSchema = z.strictObject({
   requestTimeoutMs: z.number().int().positive().default(60_000),
 });
 
+/** Why `storage.journalPath` must be set with `server.port: 0` (driver `redis`). */
+export const JOURNAL_PATH_NEEDED =
+  "is required with server.port 0: the default .planfirst/spend-journal-<port>.db needs a port that stays the same across restarts";
+
 /** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
 export const storageSchema = z.strictObject({
   driver: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
@@ -62,10 +66,12 @@ export const storageSchema = z.strictObject({
   keyPrefix: z.string().min(1).default("planfirst:"),
   /**
    * SQLite file where spend settles wait while Redis is unreachable (driver `redis`), replayed
-   * when it is back; relative to the working directory like `path`. One per process: two
-   * replicas on one machine each need their own. Default `.planfirst/spend-journal.db`.
+   * when it is back; relative to the working directory like `path`. One per process. Default
+   * `.planfirst/spend-journal-<server.port>.db`, so replicas started from one folder on
+   * different ports each have their own and find it again after a restart; required with
+   * `server.port: 0`, whose port changes at every start.
    */
-  journalPath: z.string().min(1).default(".planfirst/spend-journal.db"),
+  journalPath: z.string().min(1).optional(),
 });
 
 /** One plan window's allowance (see `connections[].planAllowances`): dollars or tokens, not both. */
@@ -214,6 +220,17 @@ export const gatewayConfigSchema = z
         });
       }
     });
+    if (
+      config.storage.driver === "redis" &&
+      config.storage.journalPath === undefined &&
+      config.server.port === 0
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["storage", "journalPath"],
+        message: JOURNAL_PATH_NEEDED,
+      });
+    }
     const keyIds = new Set<string>();
     config.server.apiKeys.forEach((key, index) => {
       if (typeof key === "string") return;
