@@ -58,6 +58,8 @@ export type GatewayLedger = Pick<
   | "budgetUsd"
   | "rungSpendUsd"
   | "currentWindowKey"
+  | "isScopeExhausted"
+  | "records"
 >;
 
 /**

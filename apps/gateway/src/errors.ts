@@ -47,6 +47,8 @@ export type GatewayErrorCode =
   | "usage_poll_failed"
   | "spend_store_unavailable"
   | "budget_exhausted"
+  | "key_budget_exhausted"
+  | "key_rate_limited"
   | "connector_failed";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */

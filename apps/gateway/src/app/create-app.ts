@@ -3,6 +3,7 @@ import { createMemoryCredentialPersistence } from "../connectors/credential-pers
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
 import { createDispatcher } from "../dispatch/dispatcher";
+import { limitClientKeys } from "../dispatch/key-limits";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
 import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
@@ -60,7 +61,11 @@ export function buildGatewayApp(
   const status =
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
-  const dispatcher = observeServed(createDispatcher(deps, table), status, deps.now);
+  const dispatcher = observeServed(
+    limitClientKeys(createDispatcher(deps, table), deps.now),
+    status,
+    deps.now,
+  );
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const context: AppContext = { deps, table, dispatcher, verifier, status };
 

@@ -32,6 +32,8 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
   all_targets_rate_limited: { status: 429, type: "rate_limit_error" },
   budget_exhausted: { status: 429, type: "rate_limit_error" },
+  key_budget_exhausted: { status: 429, type: "rate_limit_error" },
+  key_rate_limited: { status: 429, type: "rate_limit_error" },
   // Nginx's "client closed request": never seen by the client, only by logs and metrics.
   client_closed_request: { status: 499, type: "invalid_request_error" },
   invalid_config: { status: 500, type: "api_error" },

@@ -1,0 +1,137 @@
+import { GatewayError } from "../errors";
+import type { ClientStreamSource, GatewayReply } from "../http/reply";
+import type { ClientIdentity, ClientKeyLimits } from "../routing/client-identity";
+import type { Dispatcher } from "./types";
+
+/** The span `requestsPerMinute` counts over, in ms. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** What one limited key has going on in this process. */
+interface KeyUsage {
+  inFlight: number;
+  /**
+   * Start instants of the key's last `requestsPerMinute` admitted requests, a ring: `next` is
+   * the oldest once the ring is full. Empty when the key has no rate limit.
+   */
+  starts: Float64Array;
+  next: number;
+  filled: number;
+}
+
+/**
+ * The dispatcher with each client key's `maxConcurrent` and `requestsPerMinute` enforced before
+ * routing: over either, the request is refused with `429 key_rate_limited` and a `Retry-After`
+ * (the earliest a slot frees: 1 s for concurrency, the oldest start leaving the last 60 s for the
+ * rate) and nothing is routed, reserved or sent. The rate is a sliding 60 s window on the
+ * injected clock, per gateway process (each replica counts its own requests). A request holds
+ * its concurrency slot until its answer is whole, or a stream until it ends or its client
+ * goes away; the slot is given back exactly once on every path. A key without limits goes
+ * straight to the dispatcher: no lookup, no await, no allocation.
+ */
+export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Dispatcher {
+  const usage = new Map<string, KeyUsage>();
+
+  const usageOf = (keyId: string, limits: ClientKeyLimits): KeyUsage => {
+    const size = limits.requestsPerMinute ?? 0;
+    let held = usage.get(keyId);
+    if (held === undefined) {
+      held = { inFlight: 0, starts: new Float64Array(size), next: 0, filled: 0 };
+      usage.set(keyId, held);
+    } else if (held.starts.length !== size) {
+      // The key's limit changed (a new config): its count starts over, its requests in flight stay.
+      held.starts = new Float64Array(size);
+      held.next = 0;
+      held.filled = 0;
+    }
+    return held;
+  };
+
+  const limited = (client: ClientIdentity, limits: ClientKeyLimits): KeyUsage => {
+    const held = usageOf(client.id, limits);
+    const { maxConcurrent, requestsPerMinute } = limits;
+    if (maxConcurrent !== null && held.inFlight >= maxConcurrent) {
+      throw rateLimited(
+        `client key "${client.id}" has ${held.inFlight} requests in flight, its maxConcurrent`,
+        1,
+      );
+    }
+    const nowMs = now();
+    if (requestsPerMinute !== null && held.filled === requestsPerMinute) {
+      const oldestMs = held.starts[held.next]!;
+      const freeAtMs = oldestMs + RATE_WINDOW_MS;
+      if (freeAtMs > nowMs) {
+        throw rateLimited(
+          `client key "${client.id}" started ${requestsPerMinute} requests in the last 60 s, its requestsPerMinute`,
+          Math.max(1, Math.ceil((freeAtMs - nowMs) / 1000)),
+        );
+      }
+    }
+    if (requestsPerMinute !== null) {
+      held.starts[held.next] = nowMs;
+      held.next = (held.next + 1) % requestsPerMinute;
+      if (held.filled < requestsPerMinute) held.filled += 1;
+    }
+    held.inFlight += 1;
+    return held;
+  };
+
+  return {
+    table: dispatcher.table,
+    ladderOptions: dispatcher.ladderOptions,
+    live: dispatcher.live,
+    dispatch(request) {
+      const limits = request.client.limits;
+      if (!limits) return dispatcher.dispatch(request);
+      let held: KeyUsage;
+      try {
+        held = limited(request.client, limits);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      let open = true;
+      const giveBack = () => {
+        if (!open) return;
+        open = false;
+        held.inFlight -= 1;
+      };
+      return dispatcher.dispatch(request).then(
+        (reply) => holdUntilEnd(reply, giveBack),
+        (error: unknown) => {
+          giveBack();
+          throw error;
+        },
+      );
+    },
+  };
+}
+
+/** `reply`, whose end calls `giveBack`: a whole answer now, a stream once it ends or is cancelled. */
+function holdUntilEnd(reply: GatewayReply, giveBack: () => void): GatewayReply {
+  if (reply.kind === "body") {
+    giveBack();
+    return reply;
+  }
+  const inner = reply.source;
+  const source: ClientStreamSource = {
+    first: inner.first,
+    async next() {
+      const piece = await inner.next();
+      if (piece.done) giveBack();
+      return piece;
+    },
+    cancel() {
+      giveBack();
+      inner.cancel();
+    },
+  };
+  return { ...reply, source };
+}
+
+function rateLimited(message: string, retryAfterSec: number): GatewayError {
+  return new GatewayError({
+    code: "key_rate_limited",
+    message: `${message}; retry in ${retryAfterSec} s`,
+    details: { retry_after_seconds: retryAfterSec },
+    retryAfterSec,
+  });
+}
