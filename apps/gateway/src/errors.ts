@@ -49,6 +49,7 @@ export type GatewayErrorCode =
   | "budget_exhausted"
   | "key_budget_exhausted"
   | "key_rate_limited"
+  | "admin_key_required"
   | "connector_failed";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */

@@ -23,6 +23,8 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   unsupported_field: { status: 400, type: "invalid_request_error" },
   invalid_field: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
+  // A client key asked for what only an admin key may see (every key's spend, /metrics).
+  admin_key_required: { status: 403, type: "permission_error" },
   model_not_found: { status: 404, type: "invalid_request_error" },
   unknown_category: { status: 404, type: "invalid_request_error" },
   route_not_found: { status: 404, type: "not_found_error" },

@@ -1,6 +1,7 @@
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Cooldown } from "@planfirst/quota-cache";
 import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
+import { nextBudgetWindowMs } from "../dispatch/paid-refusals";
 import { explainModel, explainSourceOf } from "../routing/explain-model";
 import type { HistoryBucket } from "./history-store";
 import { type RemainingSample, type WindowPace, windowPace } from "./pace";
@@ -68,6 +69,19 @@ function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
   };
 }
 
+/** A client key's budget over every paid rung, as `/v1/status` reports it. Never the key itself. */
+export interface StatusKeyBudget {
+  /** The key's id. */
+  key: string;
+  window: string;
+  windowKey: string;
+  spentUsd: number;
+  reservedUsd: number;
+  budgetUsd: number;
+  /** When the key's window ends and its budget starts over (ISO-8601). */
+  resetsAt: string;
+}
+
 /** What `GET /v1/status` returns (the CLI's `status` and the status page read it). No credential appears here. */
 export interface GatewayStatus {
   catalog: { version: string; dataDate: string };
@@ -106,10 +120,22 @@ export interface GatewayStatus {
     rung: string;
     window: string;
     windowKey: string;
+    /**
+     * Every key's settled spend on the rung; for a client key's view (`ofKey` set), that key's
+     * own settled spend only.
+     */
     spentUsd: number;
+    /** Every key's reservations in flight; 0 in a client key's view, which shows settled spend. */
     reservedUsd: number;
     budgetUsd: number | null;
+    /** Null: the spend of every key; a key id: that client key's own spend alone. */
+    ofKey: string | null;
   }[];
+  /**
+   * The budgets of client keys that have one (`server.apiKeys[].budgetUsd`), over every paid
+   * rung: all of them for an admin, the caller's own for a client key.
+   */
+  keyBudgets: StatusKeyBudget[];
   /** Requests served per rung in the last hour (rung `none` = answered with an error). */
   requestsLastHour: Record<string, number>;
   /** The last served request per routing id (the id the client asked for). */
@@ -194,7 +220,30 @@ export function gatewayStatus(
     spentUsd: deps.ledger.spentUsd(rung),
     reservedUsd: deps.ledger.reservedUsd(rung),
     budgetUsd: deps.ledger.budgetUsd(rung) ?? null,
+    ofKey: null,
   }));
+  const keyBudgets: StatusKeyBudget[] = [];
+  for (const key of deps.secrets.clientKeys) {
+    if (!key.budget) continue;
+    const keyWindow = deps.ledger.currentWindowKey(key.budget.window);
+    keyBudgets.push({
+      key: key.id,
+      window: key.budget.window,
+      windowKey: keyWindow,
+      spentUsd: deps.ledger.spentUsd(key.budget.scope, keyWindow),
+      reservedUsd: deps.ledger.reservedUsd(key.budget.scope, keyWindow),
+      budgetUsd: key.budget.budgetUsd,
+      resetsAt: new Date(
+        nextBudgetWindowMs(
+          {
+            budgetWindow: key.budget.window,
+            budgetTimeZone: deps.config.subscriptionLadder.budgetTimeZone,
+          },
+          nowMs,
+        ),
+      ).toISOString(),
+    });
+  }
   const lastServed: Record<string, StatusServed> = {};
   for (const [modelId, record] of Object.entries(tracker?.lastServed() ?? {})) {
     lastServed[modelId] = servedOf(record);
@@ -205,6 +254,7 @@ export function gatewayStatus(
     rungOrder: [...RUNG_ORDER],
     connections,
     budgets,
+    keyBudgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
     lastServed,
     returnAt: returnTimes(app),

@@ -2,7 +2,9 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { GatewayError } from "../../errors";
-import { statusSnapshot } from "../../status/gateway-status";
+import { isAdmin } from "../../routing/client-identity";
+import { type GatewayStatus, statusSnapshot } from "../../status/gateway-status";
+import { keyRungSpendUsd } from "../../status/key-spend";
 import { CHART_SPAN_MS } from "../../status/status-charts";
 import { createStatusFeed, type StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
@@ -62,15 +64,18 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
     return client;
   }
 
-  /** The feed's rendering, or for a key limited to some connections, one of its own view. */
+  /** `status` as `client` sees it: all of it for an admin key, its own spend for a client key. */
+  async function viewOf(status: GatewayStatus, client: ClientIdentity): Promise<GatewayStatus> {
+    if (isAdmin(client)) return status;
+    return statusForClient(status, client, await keyRungSpendUsd(app.deps, client.id));
+  }
+
+  /** The feed's rendering for an admin key; for a client key, one of its own view. */
   async function htmlFor(push: StatusPush, client: ClientIdentity): Promise<string> {
-    if (client.connections === null) return push.html;
+    if (isAdmin(client)) return push.html;
     const nowMs = Date.parse(push.now);
     const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
-    return renderStatusMain(
-      statusForClient(push.status, client),
-      historyForClient(history, client),
-    );
+    return renderStatusMain(await viewOf(push.status, client), historyForClient(history, client));
   }
 
   return new Hono<GatewayEnv>()
@@ -86,7 +91,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const nowMs = Date.parse(push.now);
       const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
       const page = renderStatusPage(
-        statusForClient(push.status, client),
+        await viewOf(push.status, client),
         historyForClient(history, client),
       );
       return c.html(page, 200, {
@@ -112,7 +117,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
     })
     .get("/v1/status", async (c) => {
       const client = requireClient(c);
-      return c.json(statusForClient(await statusSnapshot(app, app.status), client));
+      return c.json(await viewOf(await statusSnapshot(app, app.status), client));
     })
     .get("/v1/status/history", async (c) => {
       const client = requireClient(c);
