@@ -69,7 +69,7 @@ interface ErrorAnswer {
 }
 
 describe("a client key's budget over every paid rung", () => {
-  it("a key over its budget is still served by a plan on auto/thrifty; on a paid model it gets 429 key_budget_exhausted with its window's reset", async () => {
+  it("B7 a key over its budget is still served by a plan on auto/thrifty; on a paid model it gets 429 key_budget_exhausted with its window's reset", async () => {
     const harness = await bed.start({
       config: config({ budgetUsd: 0.001, budgetWindow: "week" }),
       env: { ...TEST_ENV, ...KEYS },
@@ -116,7 +116,7 @@ describe("a client key's budget over every paid rung", () => {
     expect(records.map((record) => record.clientKeyId)).toEqual(["alice", "bob"]);
   });
 
-  it("budgetUsd 0 keeps a key off every paid rung: the plan serves auto/thrifty, a paid model is refused", async () => {
+  it("B7 budgetUsd 0 keeps a key off every paid rung: the plan serves auto/thrifty, a paid model is refused", async () => {
     const harness = await bed.start({
       config: config({ budgetUsd: 0 }),
       env: { ...TEST_ENV, ...KEYS },
@@ -154,7 +154,7 @@ describe("one key's budget on two replicas sharing Redis", () => {
     return [await bed.start(options), await bed.start(options)];
   }
 
-  it("500 concurrent requests of one key with a $0.05 budget never spend past it; another key is not affected", async () => {
+  it("B7 500 concurrent requests of one key with a $0.05 budget never spend past it; another key is not affected", async () => {
     const replicas = await twoReplicas();
     bed.fakes.router.script(() => ({ usage: CHEAP_USAGE }));
     const send = (index: number, headers: Record<string, string>) =>

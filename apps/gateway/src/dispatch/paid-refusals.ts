@@ -164,8 +164,8 @@ export function budgetExhaustedError(
 }
 
 /**
- * `429 key_budget_exhausted`: the client key's own budget cannot admit this request and nothing
- * that costs no money could serve it; `Retry-After` is the time to the end of the key's budget
+ * `429 key_budget_exhausted` (rule B7): the client key's own budget cannot admit this request and
+ * nothing that costs no money could serve it; `Retry-After` is the time to the end of the key's budget
  * window. The message names the key by its id, never the key.
  */
 export function keyBudgetExhaustedError(

@@ -91,9 +91,9 @@ const KEY_BUDGET_REFUSED: Admission = { hold: null, refused: "key_budget_refused
  * free rungs reserve nothing; a paid rung whose model has no price is refused when the rung or
  * the client key has a budget (its spend could not be bounded, so it must not bill by surprise)
  * and let through unreserved when neither has one; a reservation the ledger refuses skips the
- * target. A key with a budget reserves against it too, before the rung (rule B6 per key); a
- * key whose budget is spent skips every paid target without a call to the store, as a spent
- * rung is skipped (B4). The body is scanned once per request (see {@link worstCaseScanOf}).
+ * target. A key with a budget reserves against it too, before the rung (rule B7); a key whose
+ * budget is spent skips every paid target without a call to the store, as a spent rung is
+ * skipped (B4). The body is scanned once per request (see {@link worstCaseScanOf}).
  */
 export async function admit(
   ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd" | "isScopeExhausted">,
