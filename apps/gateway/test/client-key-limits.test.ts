@@ -69,6 +69,14 @@ describe("a client key's request limits", () => {
     // The first request has left the window, the second not yet.
     expect((await send(alice)).status).toBe(429);
     expect(bed.fakes.plan.completionHits()).toHaveLength(4);
+    // Counting tokens bills nothing and is not one of the key's requests.
+    const counted = await post(
+      harness.url,
+      "/v1/messages/count_tokens",
+      messagesBody("claude-sonnet-4-5"),
+      alice,
+    );
+    expect(counted.status).toBe(200);
   });
 
   it("maxConcurrent: a request over it gets 429 key_rate_limited with Retry-After 1 and sends nothing; the slot frees when the answer is whole", async () => {

@@ -26,7 +26,8 @@ interface KeyUsage {
  * injected clock, per gateway process (each replica counts its own requests). A request holds
  * its concurrency slot until its answer is whole, or a stream until it ends or its client
  * goes away; the slot is given back exactly once on every path. A key without limits goes
- * straight to the dispatcher: no lookup, no await, no allocation.
+ * straight to the dispatcher: no lookup, no await, no allocation; so does an unbilled call
+ * (`count_tokens`), which is not counted.
  */
 export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Dispatcher {
   const usage = new Map<string, KeyUsage>();
@@ -81,7 +82,8 @@ export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Disp
     live: dispatcher.live,
     dispatch(request) {
       const limits = request.client.limits;
-      if (!limits) return dispatcher.dispatch(request);
+      // A count of tokens bills nothing and answers at once: it is not one of the key's requests.
+      if (!limits || request.unbilled) return dispatcher.dispatch(request);
       let held: KeyUsage;
       try {
         held = limited(request.client, limits);
