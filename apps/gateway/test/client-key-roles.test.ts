@@ -133,7 +133,7 @@ describe("what an admin key and a client key see", () => {
     const decoder = new TextDecoder();
     // Until the first status event is whole (it ends with a blank line).
     let text = "";
-    while (!/event: status\n[^]*?\n\n/.test(text)) {
+    while (!/event: status\n[\s\S]*?\n\n/.test(text)) {
       const { value, done } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
