@@ -55,7 +55,7 @@ const PACKAGE_RULES = [
  * Equal ranks may not import each other.
  */
 const GATEWAY_RANKS = {
-  "(composition)": 100, // index.ts main.ts server.ts gateway.ts
+  "(composition)": 100, // index.ts main.ts server.ts gateway.ts generation.ts
   app: 90,
   status: 80,
   pollers: 80,
@@ -70,7 +70,7 @@ const GATEWAY_RANKS = {
   config: 20,
   "(errors)": 10, // errors.ts
 };
-const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway"]);
+const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
 const SOURCE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
 
 function isTestPath(path) {

@@ -3,7 +3,7 @@
  *
  * - `ok` (0): done; warnings may have been printed.
  * - `problems` (1): problems found (config errors, an invalid catalog file, an unknown model
- *   id), or the command failed at run time.
+ *   id, a refused reload), or the command failed at run time.
  * - `usage` (2): the command line was wrong (unknown option, missing argument, bad value).
  * - `unreachable` (3): the gateway at `--url` did not answer.
  */

@@ -19,9 +19,23 @@ export function defaultGatewayUrl(env: NodeJS.ProcessEnv): string {
  * GETs `path` from the gateway and returns the parsed JSON body. No answer (refused, timed out
  * after `timeoutMs`, DNS) → `CliError` `gateway_unreachable` (exit 3); a 404 → `model_unknown`
  * with the gateway's own message (exit 1); a 401 → `gateway_error` naming the key variable;
- * any other error status → `gateway_error` (exit 1). The key is sent, never echoed.
+ * any other error status → `gateway_error` (exit 1) with the gateway's message, and its
+ * problems (path: reason), one per detail line. The key is sent, never echoed.
  */
-export async function getGatewayJson(target: GatewayTarget, path: string): Promise<unknown> {
+export function getGatewayJson(target: GatewayTarget, path: string): Promise<unknown> {
+  return requestGatewayJson(target, "GET", path);
+}
+
+/** POSTs to `path` (no body) and returns the parsed JSON answer, with the errors of {@link getGatewayJson}. */
+export function postGatewayJson(target: GatewayTarget, path: string): Promise<unknown> {
+  return requestGatewayJson(target, "POST", path);
+}
+
+async function requestGatewayJson(
+  target: GatewayTarget,
+  method: "GET" | "POST",
+  path: string,
+): Promise<unknown> {
   const base = target.url.replace(/\/+$/, "");
   let url: URL;
   try {
@@ -38,6 +52,7 @@ export async function getGatewayJson(target: GatewayTarget, path: string): Promi
   let response: Response;
   try {
     response = await fetch(url, {
+      method,
       headers,
       signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
     });
@@ -91,8 +106,17 @@ function errorMessageOf(body: unknown): string | undefined {
 }
 
 function detailsOf(body: unknown): string[] {
-  const error = (body as { error?: { categories?: unknown } } | undefined)?.error;
-  return Array.isArray(error?.categories)
-    ? [`defined categories: ${error.categories.join(", ")}`]
-    : [];
+  const error = (body as { error?: { categories?: unknown; problems?: unknown } } | undefined)
+    ?.error;
+  if (Array.isArray(error?.categories)) {
+    return [`defined categories: ${error.categories.join(", ")}`];
+  }
+  if (Array.isArray(error?.problems)) {
+    return error.problems.map((problem: { path?: unknown; message?: unknown }) => {
+      const where =
+        typeof problem.path === "string" && problem.path !== "" ? problem.path : "(root)";
+      return `${where}: ${String(problem.message)}`;
+    });
+  }
+  return [];
 }

@@ -4,7 +4,9 @@ import { registerCatalogCommand } from "./commands/catalog";
 import { registerCheckCommand } from "./commands/check";
 import { registerExplainCommand } from "./commands/explain";
 import { registerInitCommand } from "./commands/init";
+import { registerLogCommand } from "./commands/log";
 import { registerLoginCommand } from "./commands/login";
+import { registerReloadCommand } from "./commands/reload";
 import { registerServeCommand } from "./commands/serve";
 import { registerSimulateCommand } from "./commands/simulate";
 import { registerStatusCommand } from "./commands/status";
@@ -41,13 +43,15 @@ export function createProgram(context: CliContext = createCliContext()): Command
       `
 Exit codes:
   0  ok (warnings may have been printed)
-  1  problems found (check errors, invalid catalog file, unknown model)
+  1  problems found (check errors, invalid catalog file, unknown model, a refused reload)
   2  usage error
   3  gateway unreachable`,
     );
   registerServeCommand(program, context);
   registerExplainCommand(program, context);
   registerStatusCommand(program, context);
+  registerLogCommand(program, context);
+  registerReloadCommand(program, context);
   registerCheckCommand(program, context);
   registerCatalogCommand(program, context);
   registerInitCommand(program, context);

@@ -66,6 +66,48 @@ describe("planfirst check", () => {
     expectNoSecret(human.stdout + human.stderr);
   });
 
+  it("says which generic connector serves a provider with no connector of its own, as a note that is no problem", async () => {
+    const document = testConfigDocument("http://127.0.0.1:1", "http://127.0.0.1:2/v1");
+    const acme = {
+      id: "acme",
+      provider: "acme-coding",
+      authType: "apikey",
+      protocol: "openai",
+      baseUrl: "http://127.0.0.1:3/v1",
+      credential: "env:TEST_ACME_KEY",
+      models: ["acme-coder-1"],
+    };
+    // A provider-wide operator entry: the plan stops at its limit.
+    const plan = {
+      provider: "acme-coding",
+      billing: "subscription",
+      overage: "hard-stop",
+      reason: "test coding plan that stops at its limit",
+      sources: ["https://example.com/acme-terms"],
+      reviewed: "2026-11-01",
+    };
+    const withAcme = {
+      ...document,
+      connections: [...document.connections, acme],
+      catalog: { ...document.catalog, connections: [...document.catalog.connections, plan] },
+    };
+    const file = await writeConfig("generic.json", withAcme);
+    const env = { ...TEST_SECRETS, TEST_ACME_KEY: "acme-key-secret-0004" };
+    const run = await runCli(["check", "--config", file], { env });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("no problems found");
+    expect(run.stdout).toMatch(
+      /note\s+connections\[2\]\s+acme: provider acme-coding has no connector of its own; served by the generic openai connector \(Bearer key, OpenAI errors and x-ratelimit headers\)/,
+    );
+    const json = JSON.parse((await runCli(["check", "--config", file, "--json"], { env })).stdout);
+    expect(json).toMatchObject({ ok: true, errors: [], warnings: [] });
+    expect(json.notes).toEqual([
+      expect.objectContaining({ severity: "note", code: "generic_connector" }),
+    ]);
+    expectNoSecret(run.stdout + run.stderr);
+    expect(run.stdout).not.toContain("acme-key-secret-0004");
+  });
+
   it("plan overage that is not hard-stop is a warning: excluded from auto/subscription", async () => {
     const document = testConfigDocument("http://127.0.0.1:1", "http://127.0.0.1:2/v1");
     document.catalog.connections[0]!.overage = "meters-to-paid";

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConnectionBillingEntry } from "@planfirst/billing-catalog";
 import { Redis } from "ioredis";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
@@ -9,11 +10,14 @@ import { startServer } from "../src/server";
 /**
  * The gateway set-ups the load benchmark compares, each routing `auto/thrifty` to one
  * connection on the instant upstream:
- * - `plan`: a z.ai GLM Coding Plan key (a hard-stop plan by the catalog: rung 0, no ledger call);
+ * - `plan`: a coding plan of its own (`bench-plan`, served by the generic openai connector; an
+ *   operator entry makes it a hard-stop subscription: rung 0, no ledger call);
  * - `keyless`: a keyless local server (ollama, authType none; no ledger call);
  * - `paid-sqlite`, `paid-memory`, `paid-redis`: an OpenRouter key on a priced model (the cheap
  *   rung, budgeted), so every request reserves its worst case before the upstream call and
  *   settles after, on the default SQLite store, the memory store, or Redis (REDIS_URL).
+ * Every variant keeps the request log, as a default gateway does; `BENCH_REQUEST_LOG=0` turns it
+ * off, to measure what it costs.
  */
 export const GATEWAY_VARIANTS = [
   "plan",
@@ -42,13 +46,13 @@ function connectionFor(
   if (variant === "plan") {
     return [
       {
-        id: "zai-plan",
-        provider: "zai",
+        id: "bench-plan",
+        provider: "bench-plan",
         authType: "apikey",
         protocol: "openai",
         baseUrl: upstreamUrl,
         credential: "env:BENCH_PLAN_KEY",
-        models: ["glm-4.6"],
+        models: ["bench-model"],
       },
     ];
   }
@@ -77,6 +81,39 @@ function connectionFor(
   ];
 }
 
+/** The operator's entry that puts the `plan` variant's provider on rung 0. */
+export const BENCH_PLAN_ENTRY: ConnectionBillingEntry = {
+  provider: "bench-plan",
+  billing: "subscription",
+  overage: "hard-stop",
+  reason: "benchmark: a flat-rate plan that stops at its limit and never bills past it",
+  sources: ["https://example.invalid/bench-plan-terms"],
+  reviewed: "2026-12-03",
+};
+
+/**
+ * The config of `variant` in front of `upstreamUrl` over `storage`, at the default log level:
+ * nothing is logged per routed request.
+ */
+export function benchConfig(
+  variant: GatewayVariant,
+  upstreamUrl: string,
+  storage: GatewayConfigInput["storage"],
+): GatewayConfigInput {
+  return {
+    server: {
+      port: 0,
+      logLevel: "info",
+      requestLog: { enabled: process.env.BENCH_REQUEST_LOG !== "0" },
+    },
+    storage,
+    connections: connectionFor(variant, upstreamUrl),
+    catalog: { connections: variant === "plan" ? [BENCH_PLAN_ENTRY] : [] },
+    // A budget far above what the run spends: every request reserves and settles, none refused.
+    subscriptionLadder: { rungBudgetUsd: { cheap: 1_000_000 } },
+  };
+}
+
 /** Starts the gateway of `variant` in front of `upstreamUrl`, at the default log level. */
 export async function startBenchGateway(
   variant: GatewayVariant,
@@ -94,14 +131,7 @@ export async function startBenchGateway(
       : variant === "paid-redis"
         ? { driver: "redis", url: redisUrl, keyPrefix, journalPath: join(dir, "journal.db") }
         : { driver: "sqlite", path: join(dir, "state.db") };
-  const config = parseConfig({
-    // The default log level: nothing is logged per routed request.
-    server: { port: 0, logLevel: "info" },
-    storage,
-    connections: connectionFor(variant, upstreamUrl),
-    // A budget far above what the run spends: every request reserves and settles, none refused.
-    subscriptionLadder: { rungBudgetUsd: { cheap: 1_000_000 } },
-  });
+  const config = parseConfig(benchConfig(variant, upstreamUrl, storage));
   const gateway = await startServer({ config, env: ENV, print: () => undefined, pollUsage: false });
   await gateway.gateway.ready();
   return {

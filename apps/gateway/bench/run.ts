@@ -24,6 +24,7 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
 // profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
+// BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
 // Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
 // BENCH_CLIENTS=0 skips it.
@@ -141,8 +142,8 @@ console.log(
     "generator in this one.",
 );
 console.log(
-  "Gateways on auto/thrifty, log level info: plan = a z.ai coding plan key (hard-stop plan, " +
-    "rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
+  "Gateways on auto/thrifty, log level info: plan = a coding plan of its own (provider " +
+    "bench-plan on the generic openai connector, hard-stop plan by an operator entry, rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
     "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
     "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
 );

@@ -10,6 +10,7 @@ import type {
 } from "@planfirst/quota-cache";
 import type { SpendLedger } from "@planfirst/spend-ledger";
 import type { Logger } from "pino";
+import type { ReloadOutcome } from "./config/reload-outcome";
 import type { GatewayConfig } from "./config/schema";
 import type { ResolvedSecrets } from "./config/secrets";
 import type { UpstreamConnector } from "./connectors/connector";
@@ -85,6 +86,11 @@ export interface GatewayDeps {
   connectors?: ReadonlyMap<string, UpstreamConnector>;
   /** On-request and at-reset refreshes of plan readings (S2a), set by `createGateway`. */
   planRefresh?: PlanRefresh;
+  /**
+   * Re-reads the config file and serves the next requests on it (`Gateway.reload`), for
+   * `POST /v1/admin/reload`; absent where nothing can be reloaded (an app built from deps alone).
+   */
+  reload?: () => Promise<ReloadOutcome>;
 }
 
 /**

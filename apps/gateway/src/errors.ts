@@ -15,6 +15,11 @@ export interface AttemptRecord {
   outcome: string;
   /** Upstream HTTP status, when there was a response. */
   status?: number;
+  /**
+   * The problem in words when the upstream named it (a misconfigured connection: "Copilot
+   * refused the request: missing Editor-Version header"); never carries a credential.
+   */
+  reason?: string;
 }
 
 /**
@@ -49,8 +54,9 @@ export type GatewayErrorCode =
   | "budget_exhausted"
   | "key_budget_exhausted"
   | "key_rate_limited"
+  | "connector_failed"
   | "admin_key_required"
-  | "connector_failed";
+  | "config_reload_refused";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */
 export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {

@@ -1,38 +1,42 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import {
   createCooldownBook,
   createMemoryQuotaStore,
-  createQuotaCache,
   createRefreshScheduler,
   type QuotaStore,
   type RefreshOutcome,
 } from "@planfirst/quota-cache";
 import { createRedisQuotaStore } from "@planfirst/quota-cache/redis";
 import { createSqliteQuotaStore } from "@planfirst/quota-cache/sqlite";
-import {
-  createMemorySpendStore,
-  createSpendLedger,
-  type SpendStore,
-} from "@planfirst/spend-ledger";
+import { createMemorySpendStore, type SpendStore } from "@planfirst/spend-ledger";
 import { createRedisSpendStore } from "@planfirst/spend-ledger/redis";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { AppContext, GatewayEnv } from "./app/app-context";
-import { buildGatewayApp } from "./app/create-app";
 import { openSpendStore } from "./app/open-spend-store";
 import { registerStateGauges } from "./app/state-gauges";
+import { keylessListenProblem } from "./config/listen-address";
+import { parseConfigText, readConfigText } from "./config/load-config";
+import type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
+import { restartOnlyChanges } from "./config/restart-only";
 import type { GatewayConfig } from "./config/schema";
-import { resolveSecrets, type GatewayEnv as SecretEnv } from "./config/secrets";
+import type { GatewayEnv as SecretEnv } from "./config/secrets";
 import { spendJournalPath } from "./config/storage-paths";
+import { watchConfigFile } from "./config/watch-config-file";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
-import { wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
+import { createKeyLimiter } from "./dispatch/key-limits";
+import { ConfigError, type GatewayProblem } from "./errors";
+import { buildGeneration, type Generation, type SharedParts } from "./generation";
+import type { NodeListener } from "./http/node-listener";
 import { createLogger } from "./observability/logger";
-import { createMetrics, type GatewayMetrics } from "./observability/metrics";
-import { startPlanRefresh } from "./pollers/start-plan-refresh";
-import { createUsagePoller, polledConnectionIds } from "./pollers/usage-pollers";
+import { createMetrics } from "./observability/metrics";
+import { createRequestLog } from "./observability/request-log/request-log";
+import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
 import { statusLevels } from "./status/gateway-status";
 import { historyStoreFor } from "./status/history-store-for";
 import { createStatusTracker } from "./status/status-tracker";
@@ -44,6 +48,21 @@ export interface CreateGatewayOptions {
   config: GatewayConfig;
   /** Where `env:NAME` references are read; usually `process.env`. */
   env: SecretEnv;
+  /**
+   * The file `config` was read from: `reload()` re-reads it, and `server.reloadOnChange`
+   * watches it. Without it, only a configuration handed to `reload(config)` can be applied.
+   */
+  configPath?: string;
+  /**
+   * The address the server listens on (default `config.server.host`): a reload that would
+   * leave a non-loopback address without client keys is refused, as such a start is.
+   */
+  listenHost?: string;
+  /**
+   * The port the server listens on (default `config.server.port`): the default spend journal
+   * file of driver `redis` is named after it.
+   */
+  listenPort?: number;
   /** Clock, epoch milliseconds. Default `Date.now`. */
   now?: () => number;
   /** Logger; default pino on stdout at `server.logLevel`. */
@@ -59,15 +78,37 @@ export interface CreateGatewayOptions {
    * poll only once a reset has passed, through the same scheduler. Default true.
    */
   resetTimers?: boolean;
+  /**
+   * How a plan login's account setup is polled (Code Assist onboarding of a login that never
+   * set it up). Default every 5 000 ms, at most 12 times.
+   */
+  onboardingPoll?: OnboardingPoll;
+  /**
+   * Quiet time after the last change to the config file before it is re-read, in ms, when
+   * `server.reloadOnChange` is on. Default 250.
+   */
+  reloadDebounceMs?: number;
 }
 
-/** A running gateway's parts: the Hono app, its deps, start-up warnings and `close()`. */
+/**
+ * A running gateway's parts, `reload()` and `close()`. `app`, `context`, `deps` and `warnings`
+ * are those of the configuration served now: a reload replaces them, so read them where they
+ * are used rather than keeping them.
+ */
 export interface Gateway {
   readonly app: Hono<GatewayEnv>;
   readonly context: AppContext;
   readonly deps: GatewayDeps;
-  /** Warnings found at start (connections disabled because their credential is unset, …). */
+  /**
+   * Warnings of the configuration served (connections disabled because their credential is
+   * unset, …).
+   */
   readonly warnings: readonly string[];
+  /**
+   * The Node `request` listener to serve with (`http.createServer(gateway.listener)`): each
+   * request is answered, to the end of its stream, by the configuration served when it arrived.
+   */
+  readonly listener: NodeListener;
   /** Resolves once the stores have loaded their state (Redis: subscribed and mirrored). */
   ready(): Promise<void>;
   /**
@@ -76,7 +117,19 @@ export interface Gateway {
    * the reason). Never rejects.
    */
   refreshUsage(): Promise<RefreshOutcome[]>;
-  /** Stops pollers, closes the upstream pool, flushes the spend ledger and closes the stores. */
+  /**
+   * Applies a new configuration: `config` if given, else the config file re-read. A valid one
+   * that changes no restart-only setting (`RESTART_ONLY_SETTINGS`) serves the next request;
+   * requests in flight finish on the old one; quota readings, cooldowns, evidence, spend and
+   * tokens of connections that stay are kept (they live in the shared stores). Anything else
+   * changes nothing, and the outcome names every problem's path and reason; it is logged either
+   * way. Reloads run one at a time. Never rejects.
+   */
+  reload(config?: GatewayConfig): Promise<ReloadOutcome>;
+  /**
+   * Stops pollers and the file watch, closes the upstream pool, flushes the spend ledger and
+   * closes the stores.
+   */
   close(): Promise<void>;
 }
 
@@ -84,81 +137,78 @@ export interface Gateway {
  * Builds everything a gateway needs from its config: secrets from `env` (a connection whose
  * credential is unset is disabled with a warning, never a crash), one store choice for quota
  * state, cooldowns and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
- * memory, redis), the upstream client, metrics, logger, and the usage pollers.
+ * memory, redis), the upstream client, metrics, logger, and the usage pollers. What holds state
+ * is built once and shared; what is built from the config is one generation, replaced whole by
+ * each reload (see `buildGeneration`).
  */
 export function createGateway(options: CreateGatewayOptions): Gateway {
-  const { config } = options;
   const now = options.now ?? Date.now;
-  const logger = options.logger ?? createLogger({ level: config.server.logLevel });
+  const logger = options.logger ?? createLogger({ level: options.config.server.logLevel });
+  const configPath = options.configPath === undefined ? undefined : resolve(options.configPath);
+  const listenHost = options.listenHost ?? options.config.server.host;
   const storeLogger = { warn: (obj: unknown, msg?: string) => logger.warn(obj as object, msg) };
-  const stores = createStores(config, storeLogger);
-  const credentialStore = credentialPersistenceFor(config.storage);
-  const { secrets, connectors } = wireConnectors(resolveSecrets(config, options.env), {
-    persistence: credentialStore,
-    now,
-  });
-  for (const warning of secrets.warnings) logger.warn(warning);
+  const stores = createStores(
+    options.config,
+    options.listenPort ?? options.config.server.port,
+    storeLogger,
+  );
+  const credentialStore = credentialPersistenceFor(options.config.storage);
   const cooldowns = createCooldownBook({ store: stores.quota, now });
-  const quotaCache = createQuotaCache({
-    store: stores.quota,
-    now,
-    ttlMs: config.subscriptionLadder.maxStateAgeMs,
-    exitCutoffPercent: config.subscriptionLadder.exitCutoffPercent,
-    reentryMinRemainingPercent: config.subscriptionLadder.reentryMinRemainingPercent,
-    cooldowns,
-  });
-  const ledger = createSpendLedger({
-    store: stores.spend,
-    budgetsUsd: config.subscriptionLadder.rungBudgetUsd,
-    window: config.subscriptionLadder.budgetWindow,
-    timeZone: config.subscriptionLadder.budgetTimeZone,
-    now,
-  });
   const upstream = createUpstreamClient();
-  const metrics: GatewayMetrics = createMetrics();
+  const metrics = createMetrics();
   const statusTracker = createStatusTracker({
-    store: historyStoreFor(config.storage),
+    store: historyStoreFor(options.config.storage),
     now,
     onError: (error) => logger.warn({ err: error }, "status history write failed"),
   });
-  const deps: GatewayDeps = {
-    config,
-    secrets,
-    quotaCache,
-    cooldowns,
-    ledger,
-    upstream,
+  // The log keeps its queue and its store across reloads: `server.requestLog` is restart-only.
+  const logSettings = options.config.server.requestLog;
+  const requestLog = createRequestLog({
+    store: logSettings.enabled
+      ? requestLogStoreFor(options.config.storage, logSettings.maxRecords)
+      : null,
     now,
-    logger,
-    metrics,
-    connectors,
-  };
-  const built = buildGatewayApp(deps, { statusTracker });
-  registerStateGauges(built.context);
-  statusTracker.start(() => statusLevels(built.context));
-
-  let timer: NodeJS.Timeout | undefined;
-  const polled = polledConnectionIds(built.context.table.connections, connectors);
+    maxRecords: logSettings.maxRecords,
+    maxAgeDays: logSettings.maxAgeDays,
+    onDropped: (count) => metrics.countRequestLogDropped(count),
+    onError: (error) => logger.warn({ err: error }, "request log write failed"),
+  });
+  // Shared across generations, so a reload never re-polls a connection polled a moment ago.
   const scheduler = createRefreshScheduler({
-    cache: quotaCache,
+    cache: { needsRefresh: (ids) => current.quotaCache.needsRefresh(ids) },
     cooldowns,
     now,
     jitterMs: options.usagePollJitterMs ?? 2_000,
-    refresh: createUsagePoller({
-      connections: built.context.table.connections,
-      connectors,
-      upstream,
-      quotaCache,
-      cooldowns,
-      now,
-      logger,
-      metrics,
-    }),
+    refresh: (connectionId) => current.pollUsage(connectionId),
   });
-  const planRefresh = startPlanRefresh(deps, built.context.table, scheduler, polled, {
+  const shared: SharedParts = {
+    env: options.env,
+    now,
+    logger,
+    metrics,
+    upstream,
+    quotaStore: stores.quota,
+    spendStore: stores.spend,
+    cooldowns,
+    credentialStore,
+    ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
+    statusTracker,
+    requestLog,
+    keyLimiter: createKeyLimiter(now),
+    scheduler,
     resetTimers: options.resetTimers !== false,
-  });
+    reload: () => reload(),
+  };
+
+  let current: Generation = buildGeneration(1, options.config, shared);
+  for (const warning of current.warnings) logger.warn(warning);
+  current.start();
+  registerStateGauges(metrics, () => current.context);
+  statusTracker.start(() => statusLevels(current.context));
+  const retiring = new Set<Generation>();
+
   const poll = async (): Promise<RefreshOutcome[]> => {
+    const polled = current.polled;
     if (polled.length === 0) return [];
     const outcomes = await scheduler.refreshDue(polled);
     for (const outcome of outcomes) {
@@ -171,32 +221,143 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     }
     return outcomes;
   };
-  if (options.pollUsage !== false && polled.length > 0) {
+  const pollUsage = options.pollUsage !== false;
+  let timer: NodeJS.Timeout | undefined;
+  if (pollUsage) {
     void poll();
     timer = setInterval(() => void poll(), options.pollCheckIntervalMs ?? 15_000);
     timer.unref();
   }
 
+  // The text last read from the file, so a watch event that changed nothing reloads nothing.
+  let lastText: string | undefined;
+  let watch: { close(): void } | undefined;
+  const followFile = (on: boolean) => {
+    if (on && !watch && configPath) {
+      watch = watchConfigFile(configPath, () => void reloadIfChanged(configPath), {
+        debounceMs: options.reloadDebounceMs,
+        onError: (error) =>
+          logger.warn({ err: error, file: configPath }, "watching the config file stopped"),
+      });
+    } else if (!on && watch) {
+      watch.close();
+      watch = undefined;
+    }
+  };
+  followFile(options.config.server.reloadOnChange);
+
+  let queue: Promise<unknown> = Promise.resolve();
+  function enqueue<T>(work: () => T): Promise<T> {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+  const reload = (given?: GatewayConfig) => enqueue(() => reloadNow(given));
+  const reloadIfChanged = (path: string) =>
+    enqueue(() => {
+      let text: string;
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        // Between an editor's delete and its write the file is briefly gone: the write that
+        // follows is a change of its own.
+        return;
+      }
+      if (text !== lastText) reloadNow(undefined, text);
+    });
+
+  function reloadNow(given?: GatewayConfig, fileText?: string): ReloadOutcome {
+    const file = given ? null : (configPath ?? null);
+    const refused = (message: string, problems: GatewayProblem[]): ReloadOutcome => {
+      logger.error({ file, problems }, `configuration not reloaded: ${message}`);
+      return { reloaded: false, generation: current.number, file, message, problems };
+    };
+    let next: GatewayConfig;
+    try {
+      if (given) {
+        next = given;
+      } else if (configPath) {
+        const text = fileText ?? readConfigText(configPath);
+        lastText = text;
+        next = parseConfigText(text, configPath);
+      } else {
+        return refused(
+          "this gateway was not started from a config file: there is nothing to re-read",
+          [],
+        );
+      }
+    } catch (error) {
+      return refused(...whatFailed(error));
+    }
+    const problems = restartOnlyChanges(current.config, next);
+    const keyless = keylessListenProblem(listenHost, next);
+    if (keyless) problems.push(keyless);
+    if (problems.length > 0) {
+      return refused(`configuration${file ? ` in ${file}` : ""} not applied`, problems);
+    }
+    let generation: Generation;
+    try {
+      generation = buildGeneration(current.number + 1, next, shared, current);
+    } catch (error) {
+      return refused(...whatFailed(error));
+    }
+    const previous = current;
+    current = generation;
+    generation.start();
+    retiring.add(previous);
+    void previous.retire().then(() => {
+      retiring.delete(previous);
+      logger.debug({ generation: previous.number }, "configuration generation drained");
+    });
+    if (next.server.logLevel !== previous.config.server.logLevel) {
+      logger.level = next.server.logLevel;
+    }
+    followFile(next.server.reloadOnChange);
+    if (pollUsage) void poll();
+    const connections = connectionChanges(previous.config, next);
+    for (const warning of generation.warnings) logger.warn(warning);
+    logger.info({ file, generation: generation.number, ...connections }, "configuration reloaded");
+    return {
+      reloaded: true,
+      generation: generation.number,
+      file,
+      connections,
+      warnings: generation.warnings,
+    };
+  }
+
   return {
-    app: built.hono,
-    context: built.context,
-    deps,
-    warnings: secrets.warnings,
+    get app() {
+      return current.app;
+    },
+    get context() {
+      return current.context;
+    },
+    get deps() {
+      return current.deps;
+    },
+    get warnings() {
+      return current.warnings;
+    },
+    listener: (incoming, outgoing) => current.serve(incoming, outgoing),
     async ready() {
-      await Promise.all([stores.quota.ready(), ledger.ready()]);
+      await Promise.all([stores.quota.ready(), stores.spend.ready()]);
     },
     refreshUsage: poll,
+    reload: (config) => reload(config),
     async close() {
       if (timer) clearInterval(timer);
-      planRefresh.close();
+      followFile(false);
+      for (const generation of [current, ...retiring]) void generation.retire();
       upstream.close();
       // Settles run off the response path: every one accepted so far is made durable before
       // the stores close. One that cannot be leaves its reservation to expire (over-counts).
-      await ledger.flush().catch((error: unknown) => {
+      await current.ledger.flush().catch((error: unknown) => {
         logger.error({ err: error }, "flushing the spend ledger at close failed");
       });
       await Promise.allSettled([
         statusTracker.close(),
+        requestLog.close(),
         stores.quota.close(),
         stores.spend.close?.(),
         credentialStore.close(),
@@ -205,8 +366,35 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   };
 }
 
+/**
+ * The headline and problems of a failed reload: a `ConfigError`'s first line (its problems are
+ * listed apart), or any other error's message as the one problem, so a reload never rejects.
+ */
+function whatFailed(error: unknown): [message: string, problems: GatewayProblem[]] {
+  if (ConfigError.isInstance(error)) {
+    return [error.message.split("\n", 1)[0] ?? error.message, error.problems];
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return ["the configuration could not be applied", [{ path: "", message }]];
+}
+
+/** Connections the next config adds, removes or changes (any field), each in config order. */
+function connectionChanges(running: GatewayConfig, next: GatewayConfig): ConnectionChanges {
+  const before = new Map(running.connections.map((connection) => [connection.id, connection]));
+  const after = new Set(next.connections.map((connection) => connection.id));
+  const changes: ConnectionChanges = { added: [], removed: [], changed: [] };
+  for (const connection of next.connections) {
+    const was = before.get(connection.id);
+    if (!was) changes.added.push(connection.id);
+    else if (!isDeepStrictEqual(was, connection)) changes.changed.push(connection.id);
+  }
+  for (const id of before.keys()) if (!after.has(id)) changes.removed.push(id);
+  return changes;
+}
+
 function createStores(
   config: GatewayConfig,
+  port: number,
   logger: { warn(obj: unknown, msg?: string): void },
 ): { quota: QuotaStore; spend: SpendStore & { close?(): Promise<void> | void } } {
   const { storage } = config;
@@ -214,7 +402,7 @@ function createStores(
     return { quota: createMemoryQuotaStore(), spend: createMemorySpendStore() };
   }
   if (storage.driver === "redis") {
-    const journalPath = spendJournalPath(config);
+    const journalPath = spendJournalPath(storage, port);
     return {
       quota: createRedisQuotaStore({
         url: storage.url,

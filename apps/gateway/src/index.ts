@@ -9,12 +9,15 @@ export { type ConfigFinding, checkConfig } from "./app/check-config";
 export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
 export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
 export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
+export type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
+export { RESTART_ONLY_SETTINGS } from "./config/restart-only";
 export {
   type ClientKeyConfig,
   type ConnectionConfig,
   type GatewayConfig,
   type GatewayConfigInput,
   gatewayConfigSchema,
+  type RequestLogConfig,
   type SubscriptionLadderConfig,
 } from "./config/schema";
 export {
@@ -32,6 +35,7 @@ export {
   createConnectorRegistry,
   createSqliteCredentialPersistence,
   jwtExpiryMs,
+  type OnboardingPoll,
   type SqliteCredentialPersistence,
   type StoredCredential,
   type UpstreamConnector,
@@ -52,6 +56,11 @@ export {
 export { type CreateGatewayOptions, createGateway, type Gateway } from "./gateway";
 export { createLogger, REDACTED_LOG_PATHS } from "./observability/logger";
 export { createMetrics, type GatewayMetrics } from "./observability/metrics";
+export {
+  type RequestAttempt,
+  type RequestRecord,
+  requestRecordSchema,
+} from "./observability/request-log/request-record";
 export { buildTargets, type DispatchTarget } from "./routing/build-pool";
 export type { PoolLiveState } from "./routing/exclusions";
 export {

@@ -2,7 +2,8 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "./errors";
 import { startServer } from "./server";
 
-// Entry of `pnpm start`: `main.ts [--config FILE] [--port N] [--host H]`.
+// Entry of `pnpm start`: `main.ts [--config FILE] [--port N] [--host H]`. SIGHUP re-reads the
+// config file.
 const { values } = parseArgs({
   options: {
     config: { type: "string", short: "c" },
@@ -22,6 +23,8 @@ try {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // The gateway logs what the reload did, or why it changed nothing.
+  process.on("SIGHUP", () => void server.reload());
 } catch (error) {
   console.error(ConfigError.isInstance(error) ? error.message : error);
   process.exit(1);

@@ -3,13 +3,16 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Logger } from "pino";
-import { nodeFastPaths } from "./app/create-app";
+import { keylessListenProblem } from "./config/listen-address";
 import { loadConfigFile } from "./config/load-config";
+import type { ReloadOutcome } from "./config/reload-outcome";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv } from "./config/secrets";
+import type { OnboardingPoll } from "./connectors/connector-spec";
 import { ConfigError } from "./errors";
 import { createGateway, type Gateway } from "./gateway";
-import { createNodeListener } from "./http/node-listener";
+
+export { isLoopbackHost } from "./config/listen-address";
 
 /** The config file used when none is given and `planfirst.yaml` does not exist. */
 export const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
@@ -18,9 +21,15 @@ export const DEFAULT_CONFIG_FILE = "planfirst.yaml";
 
 /** Options of `startServer`. */
 export interface StartServerOptions {
-  /** YAML or JSON config file. Default `planfirst.yaml`, else `planfirst.example.yaml`. */
+  /**
+   * YAML or JSON config file. Default `planfirst.yaml`, else `planfirst.example.yaml`. It is
+   * also the file a reload re-reads (`SIGHUP`, `planfirst reload`, `server.reloadOnChange`).
+   */
   configPath?: string;
-  /** An already validated config (wins over `configPath`). */
+  /**
+   * An already validated config (wins over `configPath` at start; give `configPath` too, the
+   * file it was read from, for reloads to re-read it).
+   */
   config?: GatewayConfig;
   /** Overrides `server.port` (0 = any free port). */
   port?: number;
@@ -37,6 +46,8 @@ export interface StartServerOptions {
   pollUsage?: boolean;
   /** Random delay before each usage poll, in ms. Default 2 000. */
   usagePollJitterMs?: number;
+  /** How a plan login's account setup is polled; see `CreateGatewayOptions.onboardingPoll`. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /** A listening gateway. */
@@ -45,15 +56,13 @@ export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:4141`. */
   readonly url: string;
   readonly port: number;
+  /**
+   * Re-reads the config file and serves the next requests on it (see `Gateway.reload`); what
+   * `SIGHUP` and `POST /v1/admin/reload` do. Never rejects.
+   */
+  reload(): Promise<ReloadOutcome>;
   /** Stops accepting connections and closes the gateway. */
   close(): Promise<void>;
-}
-
-/** True for addresses only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  return (
-    host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host)
-  );
 }
 
 /**
@@ -65,8 +74,8 @@ export function isLoopbackHost(host: string): boolean {
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => console.log(line));
   let config = options.config;
+  let path = options.configPath;
   if (!config) {
-    let path = options.configPath;
     if (!path) {
       if (existsSync(DEFAULT_CONFIG_FILE)) {
         path = DEFAULT_CONFIG_FILE;
@@ -81,29 +90,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
-  if (config.server.apiKeys.length === 0 && !isLoopbackHost(host)) {
+  const keyless = keylessListenProblem(host, config);
+  if (keyless) {
     throw new ConfigError({
       code: "invalid_config",
       message: `refusing to listen on ${host}: no client keys are configured`,
-      problems: [
-        {
-          path: "server.apiKeys",
-          message: "set at least one client key (env:NAME) to listen on a non-loopback address",
-        },
-      ],
+      problems: [keyless],
     });
-  }
-  // The effective address is the config's from here on (the default spend journal is per port).
-  if (host !== config.server.host || port !== config.server.port) {
-    config = { ...config, server: { ...config.server, host, port } };
   }
   const gateway = createGateway({
     config,
+    ...(path ? { configPath: path } : {}),
+    listenHost: host,
+    listenPort: port,
     env: options.env ?? process.env,
     now: options.now,
     logger: options.logger,
     pollUsage: options.pollUsage,
     usagePollJitterMs: options.usagePollJitterMs,
+    onboardingPoll: options.onboardingPoll,
   });
   await gateway.ready();
   // No `upgrade` listener, on purpose: without one, Node hands a request carrying `Upgrade` to
@@ -118,7 +123,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       headersTimeout: config.server.headersTimeoutMs,
       requestTimeout: config.server.requestTimeoutMs,
     },
-    createNodeListener(nodeFastPaths(gateway.context), gateway.app.fetch),
+    gateway.listener,
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -137,6 +142,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     gateway,
     url,
     port: address.port,
+    reload: () => gateway.reload(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

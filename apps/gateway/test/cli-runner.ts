@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** A CLI's bin in apps/gateway/node_modules/.bin. */
-export function binPath(name: "claude" | "codex"): string {
+export function binPath(name: "claude" | "codex" | "copilot" | "gemini"): string {
   return fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
 }
 

@@ -14,19 +14,21 @@ const alice = { authorization: `Bearer ${KEYS.ALICE_KEY}` };
 const bob = { authorization: `Bearer ${KEYS.BOB_KEY}` };
 const carol = { authorization: `Bearer ${KEYS.CAROL_KEY}` };
 
-function start() {
-  return bed.start({
-    config: standardConfig(bed.fakes, {
-      server: {
-        apiKeys: [
-          { key: "env:ALICE_KEY", id: "alice", requestsPerMinute: 2 },
-          { key: "env:BOB_KEY", id: "bob" },
-          { key: "env:CAROL_KEY", id: "carol", maxConcurrent: 1 },
-        ],
-      },
-    }),
-    env: { ...TEST_ENV, ...KEYS },
+function config(categories: Record<string, string[]> = {}) {
+  return standardConfig(bed.fakes, {
+    server: {
+      apiKeys: [
+        { key: "env:ALICE_KEY", id: "alice", requestsPerMinute: 2 },
+        { key: "env:BOB_KEY", id: "bob" },
+        { key: "env:CAROL_KEY", id: "carol", maxConcurrent: 1 },
+      ],
+    },
+    categories,
   });
+}
+
+function start(options: { configFile?: boolean } = {}) {
+  return bed.start({ config: config(), env: { ...TEST_ENV, ...KEYS }, ...options });
 }
 
 /** A promise the test resolves by hand, to hold an upstream answer back. */
@@ -165,5 +167,34 @@ describe("a client key's request limits", () => {
     expect(second.status).toBe(429);
     held.open();
     expect((await first).status).toBe(200);
+  });
+
+  it("maxConcurrent: a request in flight on the configuration a reload replaced still holds its slot", async () => {
+    const harness = await start({ configFile: true });
+    const held = gate();
+    bed.fakes.plan.script(async () => {
+      await held.opened;
+      return {};
+    });
+    const first = post(harness.url, "/v1/messages", messagesBody("auto/thrifty"), carol);
+    await waitFor(() => bed.fakes.plan.completionHits().length === 1, {
+      what: "the first request to reach the plan",
+    });
+
+    harness.writeConfig(config({ coding: ["claude-sonnet-4-5"] }));
+    expect((await harness.server.reload()).reloaded).toBe(true);
+    const during = await post(harness.url, "/v1/messages", messagesBody("auto/thrifty"), carol);
+    expect(during.status).toBe(429);
+
+    held.open();
+    expect((await first).status).toBe(200);
+    bed.fakes.plan.script([]);
+    const after = await post(
+      harness.url,
+      "/v1/messages",
+      messagesBody("auto/coding:thrifty"),
+      carol,
+    );
+    expect(after.status).toBe(200);
   });
 });

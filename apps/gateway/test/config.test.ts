@@ -56,6 +56,16 @@ describe("configuration", () => {
     expect(unknown?.message).toContain("allowed: host, port, apiKeys");
   });
 
+  it("an unknown budget time zone is refused with its path, not when the ledger is built", () => {
+    expect(problemsOf({ subscriptionLadder: { budgetTimeZone: "Mars/Olympus_Mons" } })).toEqual([
+      {
+        path: "subscriptionLadder.budgetTimeZone",
+        message: "must be an IANA time zone such as UTC or Europe/Paris",
+      },
+    ]);
+    expect(parseConfig({ subscriptionLadder: { budgetTimeZone: "Europe/Paris" } })).toBeTruthy();
+  });
+
   it("B5: a budget on a quota rung is refused by config validation", () => {
     const problems = problemsOf({
       subscriptionLadder: { rungBudgetUsd: { subscription: 5, cheap: 1 } },
@@ -214,6 +224,7 @@ describe("configuration", () => {
           id: "mystery",
           provider: "someprovider",
           authType: "apikey",
+          protocol: "gemini",
           credential: "env:PF_UNSET_1",
           models: ["m1"],
         },
@@ -240,7 +251,8 @@ describe("configuration", () => {
         "empty_category:categories.writing",
       ]),
     );
-    // No connector serves "someprovider": the one error; everything else only warns.
+    // No connector serves "someprovider" (and gemini has no generic one): the one error;
+    // everything else only warns.
     const errors = checkConfig(config, {}).filter((f) => f.severity === "error");
     expect(errors.map((f) => `${f.code}:${f.path}`)).toEqual(["unknown_connector:connections[0]"]);
   });

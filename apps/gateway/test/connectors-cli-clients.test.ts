@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLANFIRST_USER_AGENT } from "../src/connectors/connector";
 import { codexPlanConnection, codexPlanEnv } from "./fixtures";
 import { createClock, type Harness, refusedUpgrades, startHarness } from "./harness";
 
@@ -143,5 +144,10 @@ describe("official clients through plan connectors", () => {
     expect(result.stdout).toContain("ok");
     expect(hits.length).toBeGreaterThanOrEqual(1);
     expect(hits.every((hit) => hit.scheme === "Bearer")).toBe(true);
+    // Claude Code names no editor: planfirst names itself, never another client.
+    for (const hit of hits) {
+      expect(hit.headers["editor-version"]).toBe(PLANFIRST_USER_AGENT);
+      expect(hit.headers["user-agent"]).toMatch(/^claude-cli\//);
+    }
   });
 });

@@ -95,7 +95,13 @@ describe("connections and their connectors at start", () => {
       config: {
         connections: [
           zai(),
-          { ...zai(), id: "mystery", provider: "acme-llm", models: ["acme-1"] },
+          {
+            ...zai(),
+            id: "mystery",
+            provider: "acme-llm",
+            protocol: "gemini",
+            models: ["acme-1"],
+          },
           { ...zai(), id: "wrong-wire", protocol: "openai-responses", models: ["glm-x"] },
           {
             id: "copilot",
@@ -110,7 +116,9 @@ describe("connections and their connectors at start", () => {
     });
     running.push(harness);
     const warnings = harness.server.gateway.warnings.join("\n");
-    expect(warnings).toMatch(/mystery is disabled: .*no connector for provider "acme-llm"/);
+    expect(warnings).toMatch(
+      /mystery is disabled: .*no connector for provider "acme-llm".*protocol "gemini" has no generic connector/,
+    );
     expect(warnings).toMatch(/wrong-wire is disabled: .*speaks protocol "openai" upstream/);
     expect(warnings).toMatch(/copilot is disabled: credential env:GH_TOKEN_UNSET is not set/);
     const served = await post(harness.url, "/v1/chat/completions", chatBody("glm-4.6"));
@@ -124,7 +132,7 @@ describe("connections and their connectors at start", () => {
   it("planfirst check names a connection no connector serves, and each unset login variable", () => {
     const config = parseConfig({
       connections: [
-        { ...zai(), id: "mystery", provider: "acme-llm" },
+        { ...zai(), id: "mystery", provider: "acme-llm", protocol: "gemini" },
         {
           id: "chatgpt",
           provider: "codex",

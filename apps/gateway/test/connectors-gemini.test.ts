@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type FakeGeminiCodeAssist,
   type FakeUpstream,
@@ -5,10 +8,12 @@ import {
   startFakeUpstream,
 } from "@planfirst/fake-upstream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { GatewayStatus } from "../src/status/gateway-status";
 import {
   chatBody,
   createClock,
   type Harness,
+  type HarnessOptions,
   messagesBody,
   post,
   startHarness,
@@ -44,6 +49,7 @@ beforeEach(() => {
   gemini.rateLimitedForMs = null;
   gemini.failRefreshes = false;
   gemini.remaining = { "gemini-2.5-pro": 0.8 };
+  gemini.account.reset();
 });
 
 afterEach(async () => {
@@ -52,9 +58,15 @@ afterEach(async () => {
   metered.reset();
 });
 
-async function gateway(): Promise<Harness> {
+// Onboarding polls 1 ms apart: the operation's answers, not the wait, are under test.
+const onboardingPoll = { intervalMs: 1, maxPolls: 3 };
+
+async function gateway(
+  options: Pick<HarnessOptions, "storage" | "onboardingPoll"> = {},
+): Promise<Harness> {
   const harness = await startHarness({
     clock,
+    ...options,
     env: { GEMINI_REFRESH: gemini.refreshToken, METERED_KEY },
     config: {
       connections: [
@@ -246,5 +258,135 @@ describe("Gemini Code Assist login", () => {
     const logs = harness.logs.join("");
     expect(logs).toContain("connection gemini-ca");
     expect(logs).not.toContain(gemini.refreshToken);
+  });
+});
+
+describe("Gemini Code Assist login that never set Code Assist up", () => {
+  const onboardHits = () => gemini.hits.filter((hit) => hit.path === "/v1internal:onboardUser");
+  const pollHits = () =>
+    gemini.hits.filter((hit) => hit.path.startsWith("/v1internal/operations/"));
+  const loadHits = () => gemini.hits.filter((hit) => hit.path === "/v1internal:loadCodeAssist");
+
+  it("is onboarded to the free tier (operation polled) and serves, whole and streamed", async () => {
+    gemini.account.setUp = false;
+    const harness = await gateway({ onboardingPoll });
+    const whole = await chat(harness, "gemini-2.5-pro");
+    expect(whole.response.status, whole.text).toBe(200);
+    expect(JSON.parse(whole.text).choices[0].message.content).toBe("Hello from Gemini.");
+    expect(whole.response.headers.get("x-planfirst-connection")).toBe("gemini-ca");
+    const streamed = await chat(harness, "auto/subscription", { stream: true });
+    expect(streamed.response.status, streamed.text).toBe(200);
+    expect(streamed.text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+
+    // The default tier, no project (the free tier's is managed), polled until done, once.
+    expect(onboardHits().map((hit) => hit.body)).toEqual([
+      {
+        tierId: "free-tier",
+        metadata: {
+          ideType: "IDE_UNSPECIFIED",
+          platform: "PLATFORM_UNSPECIFIED",
+          pluginType: "GEMINI",
+        },
+      },
+    ]);
+    expect(pollHits()).toHaveLength(2);
+    expect(loadHits()).toHaveLength(1);
+    const projects = generationHits().map((hit) => (hit.body as { project?: unknown }).project);
+    expect(projects).toEqual([gemini.project, gemini.project]);
+  });
+
+  it("keeps the project in the SQLite file: a restarted gateway serves without asking again", async () => {
+    gemini.account.setUp = false;
+    const dir = mkdtempSync(join(tmpdir(), "planfirst-gemini-restart-"));
+    try {
+      const storage = { driver: "sqlite" as const, path: join(dir, "state.db") };
+      const first = await gateway({ storage, onboardingPoll });
+      expect((await chat(first, "gemini-2.5-pro")).response.status).toBe(200);
+      expect(onboardHits()).toHaveLength(1);
+      await first.close();
+      running = running.filter((harness) => harness !== first);
+
+      gemini.hits.length = 0;
+      const second = await gateway({ storage, onboardingPoll });
+      const served = await chat(second, "gemini-2.5-pro", { stream: true });
+      expect(served.response.status, served.text).toBe(200);
+      expect(served.rung).toBe("subscription");
+      expect(gemini.hits.map((hit) => hit.path)).toEqual(["/v1internal:streamGenerateContent"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is onboarded by the first usage poll too, and requests then need no setup", async () => {
+    gemini.account.setUp = false;
+    const harness = await gateway({ onboardingPoll });
+    await harness.server.gateway.refreshUsage();
+    const poll = gemini.hits.find((hit) => hit.path === "/v1internal:retrieveUserQuota");
+    expect(poll?.body).toEqual({ project: gemini.project });
+    expect(onboardHits()).toHaveLength(1);
+    expect((await chat(harness, "gemini-2.5-pro")).response.status).toBe(200);
+    expect(loadHits()).toHaveLength(1);
+    expect(onboardHits()).toHaveLength(1);
+  });
+
+  it("onboards once for concurrent first requests", async () => {
+    gemini.account.setUp = false;
+    const harness = await gateway({ onboardingPoll });
+    const answers = await Promise.all([
+      chat(harness, "gemini-2.5-pro"),
+      chat(harness, "auto/subscription", { stream: true }),
+      chat(harness, "gemini-2.5-pro"),
+    ]);
+    for (const answer of answers) expect(answer.response.status, answer.text).toBe(200);
+    expect(loadHits()).toHaveLength(1);
+    expect(onboardHits()).toHaveLength(1);
+    expect(generationHits()).toHaveLength(3);
+  });
+
+  it("an onboarding never done within its polls cools only this login: auto/thrifty falls through", async () => {
+    gemini.account.setUp = false;
+    gemini.account.onboardingPendingAnswers = Number.POSITIVE_INFINITY;
+    const harness = await gateway({ onboardingPoll });
+    const fell = await chat(harness, "auto/thrifty");
+    expect(fell.response.status, fell.text).toBe(200);
+    expect(fell.response.headers.get("x-planfirst-connection")).toBe("metered");
+    expect(pollHits()).toHaveLength(onboardingPoll.maxPolls);
+    expect(generationHits()).toHaveLength(0);
+    const logs = harness.logs.join("");
+    expect(logs).toContain(
+      "connection gemini-ca: Code Assist onboarding (tier free-tier) was not done",
+    );
+    expect(logs).not.toContain(gemini.refreshToken);
+    expect(logs).not.toContain("ya29.fake-");
+
+    // Cooled: the next request goes straight to the metered rung, which stays in service.
+    const next = await chat(harness, "auto/thrifty");
+    expect(next.response.headers.get("x-planfirst-connection")).toBe("metered");
+    expect(onboardHits()).toHaveLength(1);
+  });
+
+  it("a refused onboarding cools only this login: auto/thrifty falls through, the error names it", async () => {
+    gemini.account.setUp = false;
+    gemini.account.refuseOnboarding = true;
+    const harness = await gateway({ onboardingPoll });
+    const fell = await chat(harness, "auto/thrifty", { stream: true });
+    expect(fell.response.status, fell.text).toBe(200);
+    expect(fell.response.headers.get("x-planfirst-connection")).toBe("metered");
+    expect(harness.logs.join("")).toMatch(/connection gemini-ca: \S+:onboardUser answered 403/);
+    expect(harness.logs.join("")).not.toContain("ya29.fake-");
+    const subscription = await chat(harness, "auto/subscription");
+    expect(subscription.response.status).toBe(429);
+    expect(onboardHits()).toHaveLength(1);
+    // The account's own setup is wrong, not its login: a short cooldown that names it, so an
+    // operator's or Google's fix is tried again within minutes, not after a day.
+    const status = (await (await fetch(`${harness.url}/v1/status`)).json()) as GatewayStatus;
+    const login = status.connections.find((connection) => connection.id === "gemini-ca")!;
+    expect(login.cooldowns).toEqual([
+      expect.objectContaining({
+        kind: "misconfigured",
+        reason: expect.stringMatching(/connection gemini-ca: \S+:onboardUser answered 403/),
+      }),
+    ]);
+    expect(Date.parse(login.cooldownUntil!) - clock.now()).toBe(15 * 60_000);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
+import type { OnboardingPoll } from "../src/connectors/connector-spec";
 import { createLogger } from "../src/observability/logger";
 import { type RunningServer, startServer } from "../src/server";
 
@@ -52,6 +53,13 @@ export interface Harness {
   url: string;
   clock: TestClock;
   logs: string[];
+  /** The config file the gateway started from (with `configFile`), else null. */
+  configPath: string | null;
+  /**
+   * Writes `config` to the config file, with the same storage and server address as at start
+   * (so a reload of it changes nothing that needs a restart); throws without `configFile`.
+   */
+  writeConfig(config: GatewayConfigInput): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,13 @@ export interface HarnessOptions {
   clock?: TestClock;
   /** Default: SQLite in a temporary directory removed on close. */
   storage?: GatewayConfigInput["storage"];
+  /**
+   * Start from a config file (`config.json` in the gateway's temporary directory) rather than
+   * from the config in memory, so a reload re-reads it. Default false.
+   */
+  configFile?: boolean;
+  /** How account setups are polled (Code Assist onboarding); default the gateway's. */
+  onboardingPoll?: OnboardingPoll;
 }
 
 /**
@@ -80,8 +95,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       callback();
     },
   });
-  const config = parseConfig({
-    ...options.config,
+  const document = (input: GatewayConfigInput): GatewayConfigInput => ({
+    ...input,
     // Each gateway keeps its own settle journal, as replicas on two machines do: a journal file
     // has one owning process.
     storage: options.storage
@@ -91,9 +106,17 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
           path: join(dir, "state.db"),
           journalPath: join(dir, "spend-journal.db"),
         },
-    server: { ...options.config.server, port: 0, host: "127.0.0.1", logLevel: "debug" },
+    server: { ...input.server, port: 0, host: "127.0.0.1", logLevel: "debug" },
   });
+  const configPath = options.configFile ? join(dir, "config.json") : null;
+  const writeConfig = (input: GatewayConfigInput) => {
+    if (!configPath) throw new Error("this gateway was not started from a config file");
+    writeFileSync(configPath, JSON.stringify(document(input), null, 2));
+  };
+  if (configPath) writeConfig(options.config);
+  const config = parseConfig(document(options.config));
   const server = await startServer({
+    ...(configPath ? { configPath } : {}),
     config,
     env: options.env ?? {},
     now: clock.now,
@@ -101,12 +124,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     print: () => undefined,
     pollUsage: false,
     usagePollJitterMs: 0,
+    onboardingPoll: options.onboardingPoll,
   });
   return {
     server,
     url: server.url,
     clock,
     logs,
+    configPath,
+    writeConfig,
     async close() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

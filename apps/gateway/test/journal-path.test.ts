@@ -23,13 +23,10 @@ async function freePort(): Promise<number> {
 
 describe("the spend journal file of a gateway on Redis", () => {
   it("defaults to one file per port, and an explicit path wins", () => {
-    const config = parseConfig({ server: { port: 4300 }, storage: { driver: "redis" } });
-    expect(spendJournalPath(config)).toBe(".planfirst/spend-journal-4300.db");
-    const explicit = parseConfig({
-      server: { port: 4300 },
-      storage: { driver: "redis", journalPath: "var/journal.db" },
-    });
-    expect(spendJournalPath(explicit)).toBe("var/journal.db");
+    const { storage } = parseConfig({ storage: { driver: "redis" } });
+    expect(spendJournalPath(storage, 4300)).toBe(".planfirst/spend-journal-4300.db");
+    const explicit = parseConfig({ storage: { driver: "redis", journalPath: "var/journal.db" } });
+    expect(spendJournalPath(explicit.storage, 4300)).toBe("var/journal.db");
   });
 
   it("with port 0 (a new port at every start) it must be given, and the error names the path", () => {
@@ -38,13 +35,9 @@ describe("the spend journal file of a gateway on Redis", () => {
         problems: [expect.objectContaining({ path: "storage.journalPath" })],
       }),
     );
-    // A port override of 0 at start (`planfirst serve --port 0`) is refused the same way.
-    expect(() =>
-      spendJournalPath({
-        server: { ...parseConfig({}).server, port: 0 },
-        storage: { ...parseConfig({}).storage, driver: "redis" },
-      }),
-    ).toThrow(ConfigError);
+    // A port given at start (`planfirst serve --port 0`) is refused the same way.
+    const { storage } = parseConfig({ storage: { driver: "redis" } });
+    expect(() => spendJournalPath(storage, 0)).toThrow(ConfigError);
   });
 
   it("two gateways started from one folder on two ports share Redis with no extra setting", async () => {
@@ -54,16 +47,22 @@ describe("the spend journal file of a gateway on Redis", () => {
     try {
       process.chdir(folder);
       const ports = [await freePort(), await freePort()];
-      for (const port of ports) {
-        servers.push(
-          await startServer({
-            config: parseConfig({ server: { port }, storage }),
-            env: {},
-            print: () => undefined,
-            pollUsage: false,
-          }),
-        );
-      }
+      // One port from the file, one given at start (`planfirst serve --port`): both name the file.
+      servers.push(
+        await startServer({
+          config: parseConfig({ server: { port: ports[0] }, storage }),
+          env: {},
+          print: () => undefined,
+          pollUsage: false,
+        }),
+        await startServer({
+          config: parseConfig({ storage }),
+          port: ports[1],
+          env: {},
+          print: () => undefined,
+          pollUsage: false,
+        }),
+      );
       expect(servers.map((server) => server.port)).toEqual(ports);
       for (const port of ports) {
         expect(existsSync(join(folder, ".planfirst", `spend-journal-${port}.db`))).toBe(true);

@@ -84,7 +84,9 @@ describe.skipIf(executablePath === null)("the status page in a browser", () => {
     // The page's own timers run on a clock the test moves, starting at the gateway's time.
     await page.clock.install({ time: clock.now() });
     await page.goto(`${bed.harness.url}/`);
-    await expect(page.locator("form input[name=key]").count()).resolves.toBe(1);
+    await expect(
+      page.locator('form[action="/status/login"] input[name=key]').count(),
+    ).resolves.toBe(1);
     expect(await page.locator("[data-window]").count()).toBe(0);
     await page.fill("input[name=key]", TEST_ENV.CLIENT_KEY);
     await Promise.all([page.waitForURL(`${bed.harness.url}/`), page.click("button[type=submit]")]);
@@ -277,7 +279,9 @@ describe.skipIf(executablePath === null)("the status page in a browser", () => {
     let server: RunningServer = await start();
     try {
       await openPage.goto(`${url}/`);
-      expect(await openPage.locator("form input[name=key]").count()).toBe(0);
+      expect(await openPage.locator('form[action="/status/login"] input[name=key]').count()).toBe(
+        0,
+      );
       await openPage.waitForSelector("#live:text('live')");
       await (await post(url, "/v1/chat/completions", chatBody("auto/thrifty"))).text();
       await openPage.waitForSelector('#rung-subscription .marker[data-marker~="auto/thrifty"]');

@@ -84,6 +84,21 @@ describe("fail", () => {
     expect(book.isCoolingDown("c")).toBe(false);
   });
 
+  it("misconfigured cools the whole connection for misconfiguredCooldownMs (15 min), with its reason", () => {
+    const { now } = clock();
+    const reason = "Copilot refused the request: missing Editor-Version header";
+    const cooldown = createCooldownBook({ now }).fail(
+      "c",
+      failure("misconfigured", { retryAt: iso(T0 + 5 * HOUR), detail: reason }),
+      { model: "gpt-4.1" },
+    );
+    expect(cooldown).toMatchObject({ model: null, durationMs: 15 * MIN, reason });
+    const custom = createCooldownBook({ now, misconfiguredCooldownMs: 2 * MIN });
+    custom.fail("c", failure("misconfigured"));
+    expect(custom.activeCooldowns("c")).toMatchObject([{ durationMs: 2 * MIN, reason: null }]);
+    expect(custom.isCoolingDown("c", "any-model")).toBe(true);
+  });
+
   it("overload backs off the target model only", () => {
     const { now } = clock();
     const book = createCooldownBook({ now });

@@ -31,6 +31,12 @@ export interface CooldownBookOptions {
    * retrying cannot do; `succeed()` (after re-auth or a successful call) clears it at once.
    */
   authCooldownMs?: number;
+  /**
+   * Cooldown for `misconfigured`. Default 900 000 (15 min): only an operator's change fixes the
+   * connection, so a retry per request would only repeat the refusal, yet a fix made on the
+   * provider's side (or a config reload) should not stay unseen for long.
+   */
+  misconfiguredCooldownMs?: number;
   /** `releaseOnHeadroom` frees a quota cooldown when a fresh reading is above this. Default 5. */
   releaseAboveRemainingPercent?: number;
 }
@@ -56,6 +62,8 @@ export interface Cooldown {
   attempts: number;
   /** The upstream's reset instant, when it gave one. */
   resetAt: string | null;
+  /** The failure's `detail`, the problem in words; null when it named none. */
+  reason: string | null;
 }
 
 /** Cooldowns per connection and model. Every method is synchronous and never throws. */
@@ -68,6 +76,8 @@ export interface CooldownBook {
    * - `window_exhausted`: until the exact `resetAt`; without one (a headerless 429) the backoff;
    * - `credits_exhausted`: until `resetAt`, else `creditsCooldownMs`;
    * - `auth_invalid`: `authCooldownMs`, always account-wide;
+   * - `misconfigured`: `misconfiguredCooldownMs`, account-wide unless the failure names a model
+   *   (an integration that may not use that model);
    * - `money_refusal`: the backoff, like a transient failure (the connection bills for this
    *   traffic; the ladder keeps it off `auto/subscription` through its overage evidence).
    * A `retryAt` or `resetAt` beyond what the failure's window allows (its length plus skew;
@@ -111,6 +121,7 @@ const KINDS: readonly UpstreamFailureKind[] = [
   "overloaded",
   "auth_invalid",
   "money_refusal",
+  "misconfigured",
 ];
 const QUOTA_KINDS = new Set<UpstreamFailureKind>(["window_exhausted", "credits_exhausted"]);
 const ACCOUNT_KEY = "account";
@@ -136,6 +147,7 @@ function parseCooldownRecord(value: unknown): CooldownRecord | undefined {
       typeof raw.resetAt === "string" && !Number.isNaN(Date.parse(raw.resetAt))
         ? raw.resetAt
         : null,
+    reason: typeof raw.reason === "string" && raw.reason ? raw.reason : null,
   };
 }
 
@@ -159,11 +171,18 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
   const capMs = options.capMs ?? 15 * 60_000;
   const creditsCooldownMs = options.creditsCooldownMs ?? 60 * 60_000;
   const authCooldownMs = options.authCooldownMs ?? 24 * 60 * 60_000;
+  const misconfiguredCooldownMs = options.misconfiguredCooldownMs ?? 15 * 60_000;
   const releaseAbove = options.releaseAboveRemainingPercent ?? 5;
   assertNumberOption("baseMs", baseMs, 1, Number.MAX_SAFE_INTEGER);
   assertNumberOption("capMs", capMs, baseMs, Number.MAX_SAFE_INTEGER);
   assertNumberOption("creditsCooldownMs", creditsCooldownMs, 0, Number.MAX_SAFE_INTEGER);
   assertNumberOption("authCooldownMs", authCooldownMs, 0, Number.MAX_SAFE_INTEGER);
+  assertNumberOption(
+    "misconfiguredCooldownMs",
+    misconfiguredCooldownMs,
+    0,
+    Number.MAX_SAFE_INTEGER,
+  );
   assertNumberOption("releaseAboveRemainingPercent", releaseAbove, 0, 100);
 
   // Stored records are replaced, never mutated, so each is parsed once per book.
@@ -242,6 +261,9 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
       case "auth_invalid":
         durationMs = authCooldownMs;
         break;
+      case "misconfigured":
+        durationMs = misconfiguredCooldownMs;
+        break;
       default:
         durationMs = Math.max(backoffMs, retryMs ?? 0);
     }
@@ -254,6 +276,7 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
       durationMs,
       attempts,
       resetAt: resetMs === null ? null : new Date(nowMs + resetMs).toISOString(),
+      reason: failure.detail ?? null,
     };
     if (previous && Date.parse(previous.until) > Date.parse(record.until)) {
       record = { ...previous, attempts };

@@ -78,7 +78,8 @@ export interface QuotaCache {
   /**
    * Records a quota failure (`window_exhausted`, `credits_exhausted`) as an exhausted window,
    * scoped to the model when the failure is, with the failure's reset (or retry instant); latches
-   * H1. `rate_limited`, `overloaded` and `auth_invalid` mark no quota.
+   * H1. `rate_limited`, `overloaded`, `auth_invalid`, `money_refusal` and `misconfigured` mark
+   * no quota.
    */
   observeFailure(
     connectionId: string,

@@ -207,6 +207,7 @@ describe("time plausibility", () => {
         "credits_exhausted",
         "overloaded",
         "money_refusal",
+        "misconfigured",
       ) as fc.Arbitrary<UpstreamFailure["kind"]>,
       retryAt: fc.option(
         fc.integer({ min: 0, max: 8.64e15 - NOW }).map((ms) => new Date(NOW + ms).toISOString()),

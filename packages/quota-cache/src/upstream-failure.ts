@@ -14,6 +14,10 @@ import type { ImplausibleTime } from "./time-plausibility";
  *   usage…", "Extra usage is required for long context requests"). Not a client error: the
  *   connection bills for it, so the request falls through to the next target and the
  *   connection's overage evidence becomes `on` (ladder.md E4). Marks no quota.
+ * - `misconfigured`: the provider says the connection itself is set up wrong (a provider-side
+ *   header missing or refused, no plan on the key, a plan that does not include this service).
+ *   Not the client's fault and not quota: the request falls through to the next target, and only
+ *   an operator's change (or the provider's) fixes it. Marks no quota.
  */
 export type UpstreamFailureKind =
   | "rate_limited"
@@ -21,7 +25,8 @@ export type UpstreamFailureKind =
   | "credits_exhausted"
   | "overloaded"
   | "auth_invalid"
-  | "money_refusal";
+  | "money_refusal"
+  | "misconfigured";
 
 /** A classified upstream error response. Never carries a credential. */
 export interface UpstreamFailure {
@@ -36,6 +41,12 @@ export interface UpstreamFailure {
   windowId?: string;
   /** The provider's short error code or type (`rate_limit_error`, `insufficient_quota`…). */
   code?: string;
+  /**
+   * The problem in words, for logs, attempt records and status ("Copilot refused the request:
+   * missing Editor-Version header"). Built by the parser from fixed words, never copied from the
+   * upstream body, so it never carries a credential.
+   */
+  detail?: string;
 }
 
 /** Everything one upstream response says about quota: windows seen, and the failure if it was one. */

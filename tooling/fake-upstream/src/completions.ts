@@ -1,4 +1,5 @@
 import { anthropicMessageId, openAiCompletionId } from "./ids";
+import { responsesBody, responsesStreamFrames } from "./responses-api";
 import type { ReplyUsage, WireProtocol } from "./types";
 
 const SYSTEM_FINGERPRINT = "fp_planfirst";
@@ -14,6 +15,7 @@ export function completionBody(
   content: string,
   usage: ReplyUsage,
 ): Record<string, unknown> {
+  if (protocol === "openai-responses") return responsesBody(model, content, usage);
   if (protocol === "openai") {
     return {
       id: openAiCompletionId(),
@@ -83,7 +85,7 @@ function data(payload: unknown): string {
  * The frames of a streamed completion in `protocol`'s real event sequence. OpenAI: role chunk,
  * content chunks, finish chunk, the usage chunk only when `includeUsage`, `[DONE]`. Anthropic:
  * message_start, content_block_start, ping, text deltas, content_block_stop, message_delta,
- * message_stop.
+ * message_stop. Responses: see `responsesStreamFrames`.
  */
 export function streamFrames(
   protocol: WireProtocol,
@@ -92,6 +94,7 @@ export function streamFrames(
   usage: ReplyUsage,
   includeUsage: boolean,
 ): StreamFrames {
+  if (protocol === "openai-responses") return responsesStreamFrames(model, chunks, usage);
   if (protocol === "openai") {
     const id = openAiCompletionId();
     const created = Math.floor(Date.now() / 1000);

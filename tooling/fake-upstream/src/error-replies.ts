@@ -163,7 +163,7 @@ export function codexUsageLimitReached(options: {
   };
 }
 
-/** A 400 in the protocol's error shape (`invalid_request_error`). */
+/** A 400 in the protocol's error shape (`invalid_request_error`; the Responses API's is OpenAI's). */
 export function badRequest(
   protocol: WireProtocol,
   message = "Invalid request: messages: field required",
@@ -171,9 +171,9 @@ export function badRequest(
   return {
     status: 400,
     body:
-      protocol === "openai"
-        ? openAiError(message, "invalid_request_error", null, "messages")
-        : anthropicError("invalid_request_error", message),
+      protocol === "anthropic"
+        ? anthropicError("invalid_request_error", message)
+        : openAiError(message, "invalid_request_error", null, "messages"),
   };
 }
 
@@ -182,9 +182,9 @@ export function unauthorized(protocol: WireProtocol): Reply {
   return {
     status: 401,
     body:
-      protocol === "openai"
-        ? openAiError("Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
-        : anthropicError("authentication_error", "invalid x-api-key"),
+      protocol === "anthropic"
+        ? anthropicError("authentication_error", "invalid x-api-key")
+        : openAiError("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
   };
 }
 
@@ -193,12 +193,12 @@ export function serverError(protocol: WireProtocol): Reply {
   return {
     status: 500,
     body:
-      protocol === "openai"
-        ? openAiError(
+      protocol === "anthropic"
+        ? anthropicError("api_error", "Internal server error")
+        : openAiError(
             "The server had an error while processing your request.",
             "server_error",
             null,
-          )
-        : anthropicError("api_error", "Internal server error"),
+          ),
   };
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type CodeAssistAccount, createCodeAssistAccount } from "./code-assist-account";
 import { credentialLabel } from "./credential-label";
+import { type JsonReply, rpcError } from "./google-rpc";
 
 /** Options of {@link startFakeGeminiCodeAssist}. */
 export interface FakeGeminiCodeAssistOptions {
@@ -14,6 +16,11 @@ export interface FakeGeminiCodeAssistOptions {
    * it, as Google answers); default none required.
    */
   clientSecret?: string;
+  /**
+   * False for a login that never set Code Assist up: `:loadCodeAssist` names no current tier and
+   * no project until `:onboardUser` has run (see {@link CodeAssistAccount}); default true.
+   */
+  setUp?: boolean;
 }
 
 /** One request the fake received; credentials only as labels. */
@@ -33,17 +40,27 @@ export interface GeminiHit {
 /** A running fake of Google's token endpoint and the Code Assist API. */
 export interface FakeGeminiCodeAssist {
   origin: string;
-  /** `{origin}/v1internal`: POST `:loadCodeAssist`, `:generateContent`, `:streamGenerateContent?alt=sse`, `:retrieveUserQuota`. */
+  /**
+   * `{origin}/v1internal`: POST `:loadCodeAssist`, `:onboardUser`, `:generateContent`,
+   * `:streamGenerateContent?alt=sse`, `:retrieveUserQuota`; GET `/operations/…`.
+   */
   baseUrl: string;
   /** `{origin}/token`: the refresh_token grant (form body). */
   tokenUrl: string;
   /** The OAuth client id the token endpoint accepts. */
   clientId: string;
-  /** The project `:loadCodeAssist` names and generation requires in the body. */
-  project: string;
+  /** The project `:loadCodeAssist` names (once set up) and generation requires in the body. */
+  readonly project: string;
+  /** The account's Code Assist state: set up or not, onboarding behaviour. */
+  account: CodeAssistAccount;
   hits: GeminiHit[];
   /** A refresh token as a "Login with Google" would have stored it (Google does not rotate it). */
   refreshToken: string;
+  /**
+   * An access token as a fresh "Login with Google" holds it, valid for `accessTokenTtlSec`
+   * from now, and its expiry (epoch ms), without a refresh.
+   */
+  issueAccessToken(): { accessToken: string; expiresAtMs: number };
   /** Revokes every access token so far: the next call with one is a 401 `UNAUTHENTICATED`. */
   expireAccessTokens(): void;
   /** Successful refreshes so far. */
@@ -73,6 +90,9 @@ export interface FakeGeminiCodeAssist {
 /** The OAuth client id the fake Google token endpoint accepts. */
 export const GEMINI_FAKE_CLIENT_ID = "fake-gemini-client.apps.googleusercontent.com";
 
+/** Where `GET` reads a long-running operation: `{base}/operations/…`. */
+const OPERATIONS_PREFIX = "/v1internal/operations/";
+
 function json(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -80,13 +100,6 @@ function json(response: ServerResponse, status: number, body: unknown): void {
     "content-length": String(Buffer.byteLength(text)),
   });
   response.end(text);
-}
-
-/** A Google RPC error body, as googleapis sends it. */
-function rpcError(status: number, rpcStatus: string, message: string, details: unknown[] = []) {
-  return {
-    error: { code: status, message, status: rpcStatus, ...(details.length ? { details } : {}) },
-  };
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -117,10 +130,12 @@ function retryDelay(ms: number): string {
 /**
  * Starts a fake of Gemini Code Assist on 127.0.0.1, in its real wire formats: Google's token
  * endpoint (`/token`, form refresh_token grant, no rotation, `invalid_grant`, `invalid_client`),
- * and `/v1internal:loadCodeAssist`, `:generateContent` and `:streamGenerateContent?alt=sse`
- * (answers wrapped as `{"response": …, "traceId": …}`, SSE frames ending in CRLF CRLF), and
- * `:retrieveUserQuota` (per-model buckets with `remainingFraction` and `resetTime`). A stale or
- * unknown access token gets 401 `UNAUTHENTICATED`; quota exhaustion 429 `RESOURCE_EXHAUSTED`.
+ * and `/v1internal:loadCodeAssist`, `:onboardUser` with its operation at `GET
+ * /v1internal/operations/…` (see {@link CodeAssistAccount}), `:generateContent` and
+ * `:streamGenerateContent?alt=sse` (answers wrapped as `{"response": …, "traceId": …}`, SSE
+ * frames ending in CRLF CRLF; a body without the account's project refused as Google does),
+ * and `:retrieveUserQuota` (per-model buckets with `remainingFraction` and `resetTime`). A stale
+ * or unknown access token gets 401 `UNAUTHENTICATED`; quota exhaustion 429 `RESOURCE_EXHAUSTED`.
  */
 export async function startFakeGeminiCodeAssist(
   options: FakeGeminiCodeAssistOptions = {},
@@ -130,6 +145,12 @@ export async function startFakeGeminiCodeAssist(
   const access = new Map<string, number>();
   const refreshToken = `1//fake-gemini-rt-${randomBytes(12).toString("base64url")}`;
   let refreshes = 0;
+  const account = createCodeAssistAccount({
+    project: "fake-companion-project-4242",
+    ...(options.setUp === undefined ? {} : { setUp: options.setUp }),
+  });
+  const reply = (response: ServerResponse, answer: JsonReply) =>
+    json(response, answer.status, answer.body);
 
   const server = createServer(async (request, response) => {
     try {
@@ -152,7 +173,8 @@ export async function startFakeGeminiCodeAssist(
         headers,
         body,
       });
-      if (request.method !== "POST")
+      const operation = url.pathname.startsWith(OPERATIONS_PREFIX);
+      if (request.method !== (operation ? "GET" : "POST"))
         return json(response, 404, rpcError(404, "NOT_FOUND", "not found"));
       if (url.pathname === "/token") return token(response, record(body));
       const expiresAt = bearer ? access.get(bearer) : undefined;
@@ -167,13 +189,13 @@ export async function startFakeGeminiCodeAssist(
           ),
         );
       }
+      if (operation)
+        return reply(response, account.operation(url.pathname.slice("/v1internal/".length)));
       switch (url.pathname) {
         case "/v1internal:loadCodeAssist":
-          return json(response, 200, {
-            currentTier: { id: "standard-tier", name: "Gemini Code Assist" },
-            allowedTiers: [{ id: "standard-tier", isDefault: true }],
-            cloudaicompanionProject: fake.project,
-          });
+          return json(response, 200, account.loadCodeAssist());
+        case "/v1internal:onboardUser":
+          return reply(response, account.onboardUser(record(body)));
         case "/v1internal:retrieveUserQuota":
           if (record(body).project !== fake.project)
             return json(response, 403, rpcError(403, "PERMISSION_DENIED", "project mismatch"));
@@ -206,14 +228,20 @@ export async function startFakeGeminiCodeAssist(
     )
       return json(response, 400, { error: "invalid_grant", error_description: "Bad Request" });
     refreshes += 1;
-    const accessToken = `ya29.fake-${randomBytes(16).toString("base64url")}`;
-    access.set(accessToken, now() + ttlSec * 1000);
+    const { accessToken } = issueAccessToken();
     json(response, 200, {
       access_token: accessToken,
       expires_in: ttlSec,
       scope: "https://www.googleapis.com/auth/cloud-platform",
       token_type: "Bearer",
     });
+  }
+
+  function issueAccessToken() {
+    const accessToken = `ya29.fake-${randomBytes(16).toString("base64url")}`;
+    const expiresAtMs = now() + ttlSec * 1000;
+    access.set(accessToken, expiresAtMs);
+    return { accessToken, expiresAtMs };
   }
 
   function buckets() {
@@ -233,12 +261,8 @@ export async function startFakeGeminiCodeAssist(
 
   function generate(response: ServerResponse, body: Record<string, unknown>, stream: boolean) {
     const model = typeof body.model === "string" ? body.model : "";
-    if (body.project !== fake.project)
-      return json(
-        response,
-        403,
-        rpcError(403, "PERMISSION_DENIED", "The caller does not have permission"),
-      );
+    const refusal = account.generationRefusal(body.project);
+    if (refusal) return reply(response, refusal);
     if (!Array.isArray(record(body.request).contents))
       return json(response, 400, rpcError(400, "INVALID_ARGUMENT", "request.contents is required"));
     if (fake.validationRequired) {
@@ -360,9 +384,13 @@ export async function startFakeGeminiCodeAssist(
     baseUrl: `${origin}/v1internal`,
     tokenUrl: `${origin}/token`,
     clientId: GEMINI_FAKE_CLIENT_ID,
-    project: "fake-companion-project-4242",
+    get project() {
+      return account.project;
+    },
+    account,
     hits: [],
     refreshToken,
+    issueAccessToken,
     expireAccessTokens: () => access.clear(),
     get refreshes() {
       return refreshes;

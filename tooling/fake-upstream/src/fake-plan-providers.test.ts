@@ -138,41 +138,93 @@ describe("fake Codex backend and OpenAI auth server", () => {
 });
 
 describe("fake Copilot", () => {
-  it("exchanges the GitHub token (scheme token, not Bearer) and serves chat with the session token", async () => {
-    const bearer = await fetch(fakes.copilot.tokenUrl, {
-      headers: { authorization: `Bearer ${fakes.copilot.githubToken}` },
+  const ide = { "editor-version": "planfirst/0.1.0", "copilot-integration-id": "jetbrains-chat" };
+
+  async function exchange(scheme: "token" | "Bearer") {
+    const response = await fetch(fakes.copilot.tokenUrl, {
+      headers: { authorization: `${scheme} ${fakes.copilot.githubToken}` },
     });
-    expect(bearer.status).toBe(401);
-    const exchanged = await fetch(fakes.copilot.tokenUrl, {
-      headers: { authorization: `token ${fakes.copilot.githubToken}` },
-    });
-    const session = (await exchanged.json()) as {
-      token: string;
-      expires_at: number;
-      refresh_in: number;
-    };
+    expect(response.status, scheme).toBe(200);
+    expect(response.headers.get("x-github-request-id")).toMatch(/^[0-9A-F:]+$/);
+    return (await response.json()) as { token: string; expires_at: number; refresh_in: number };
+  }
+
+  function chat(token: string, headers: Record<string, string> = ide) {
+    return post(
+      `${fakes.copilot.apiBaseUrl}/chat/completions`,
+      { model: "gpt-5", messages: [] },
+      { authorization: `Bearer ${token}`, ...headers },
+    );
+  }
+
+  it("exchanges the GitHub token (scheme token or Bearer, as GitHub's API takes both) and serves chat with the session token", async () => {
+    const session = await exchange("token");
+    expect((await exchange("Bearer")).token).not.toBe(session.token);
     expect(session.expires_at - session.refresh_in).toBe(Math.floor(clockMs / 1000) + 300);
+    const wrong = await fetch(fakes.copilot.tokenUrl, {
+      headers: { authorization: "token gho_notTheFakesToken" },
+    });
+    expect(wrong.status).toBe(401);
     const user = await fetch(fakes.copilot.userUrl, {
       headers: { authorization: `token ${fakes.copilot.githubToken}` },
     });
     expect(await user.json()).toMatchObject({ endpoints: { api: fakes.copilot.apiBaseUrl } });
-    const chat = await post(
-      `${fakes.copilot.apiBaseUrl}/chat/completions`,
-      { model: "gpt-5", messages: [] },
-      { authorization: `Bearer ${session.token}` },
-    );
-    expect(chat.status).toBe(200);
+    expect((await chat(session.token)).status).toBe(200);
+    const hit = fakes.hits.at(-1)!;
+    expect(hit.headers).toMatchObject(ide);
+    expect(hit.label).toBe(credentialLabel(session.token));
     fakes.copilot.exhausted = true;
-    const spent = await post(
-      `${fakes.copilot.apiBaseUrl}/chat/completions`,
-      { model: "gpt-5", messages: [] },
-      { authorization: `Bearer ${session.token}` },
-    );
+    const spent = await chat(session.token);
     fakes.copilot.exhausted = false;
     expect(spent.status).toBe(402);
     expect(await spent.json()).toEqual({
       error: { message: "You have no quota", code: "quota_exceeded" },
     });
+  });
+
+  it("refuses inference without Editor-Version or with an integration id GitHub does not know (plain text), and a malformed body (JSON)", async () => {
+    const { token } = await exchange("token");
+    const missing = await chat(token, { "copilot-integration-id": "vscode-chat" });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await missing.text()).toBe("bad request: missing Editor-Version header for IDE auth\n");
+    const unknown = await chat(token, { ...ide, "copilot-integration-id": "planfirst" });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toBe("bad request: unknown Copilot-Integration-Id\n");
+    for (const body of [{ messages: [{ role: "robot", content: "hi" }] }, { temperature: 7 }]) {
+      const malformed = await post(
+        `${fakes.copilot.apiBaseUrl}/chat/completions`,
+        { model: "gpt-5", messages: [], ...body },
+        { authorization: `Bearer ${token}`, ...ide },
+      );
+      expect(malformed.status).toBe(400);
+      expect(await malformed.json()).toEqual({
+        error: { message: "invalid request body", code: "invalid_request_body" },
+      });
+    }
+    // A session token needs no integration id: VS Code's own extension sends none.
+    expect((await chat(token, { "editor-version": "vscode/1.99.0" })).status).toBe(200);
+    // The refusal is recorded with what was sent.
+    expect(fakes.hits.at(-4)!.headers["copilot-integration-id"]).toBe("planfirst");
+  });
+
+  it("takes the GitHub token itself at inference, as the Copilot CLI sends it, only with an integration id", async () => {
+    const github = fakes.copilot.githubToken;
+    const cli = {
+      "editor-version": "copilot/1.0.102",
+      "copilot-integration-id": "copilot-developer-cli",
+    };
+    expect((await chat(github, cli)).status).toBe(200);
+    const models = await fetch(`${fakes.copilot.apiBaseUrl}/models`, {
+      headers: { authorization: `Bearer ${github}`, ...cli },
+    });
+    expect(await models.json()).toMatchObject({
+      data: [{ id: "gpt-4.1", policy: { state: "enabled" } }, {}, {}],
+    });
+    const bare = await chat(github, { "editor-version": "copilot/1.0.102" });
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toBe("bad request: missing required Copilot-Integration-Id header\n");
+    expect((await chat("gho_notTheFakesToken", cli)).status).toBe(401);
   });
 });
 

@@ -3,10 +3,13 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CodexToolCall, codexSse, codexStreamFrames } from "./codex-stream";
 import { completionBody, streamFrames } from "./completions";
+import { copilotIdeHeaderRefusal } from "./copilot-ide-headers";
 import { echoCredential } from "./credential-echo";
 import { credentialLabel } from "./credential-label";
+import { githubRequestId } from "./ids";
 import {
   codexUsagePayload,
+  copilotModelsPayload,
   copilotUserPayload,
   kimiUsagePayload,
   zaiUsagePayload,
@@ -98,8 +101,15 @@ export interface FakeCopilot {
   tokenUrl: string;
   /** `GET copilot_internal/user`. */
   userUrl: string;
-  /** The inference base announced in `endpoints.api`: POST `/chat/completions`. */
+  /**
+   * The GitHub API origin (`api.github.com` of the fake): what the Copilot CLI's
+   * `COPILOT_DEBUG_GITHUB_API_URL` points at.
+   */
+  githubApiUrl: string;
+  /** The inference base announced in `endpoints.api`: POST `/chat/completions`, GET `/models`. */
   apiBaseUrl: string;
+  /** Model ids `GET /models` lists; default `gpt-4.1`, `gpt-5-mini`, `claude-sonnet-4.5`. */
+  models: string[];
   /** The GitHub token the fake accepts. */
   githubToken: string;
   /** Exchanges so far. */
@@ -166,6 +176,22 @@ function json(
   response.end(text);
 }
 
+/** A plain-text answer, as Go's `http.Error` writes one (GitHub's Copilot API refusals). */
+function plainText(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, {
+    "content-type": "text/plain; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  response.end(text);
+}
+
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -179,6 +205,28 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   } catch {
     return undefined;
   }
+}
+
+const CHAT_ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+/**
+ * True when a chat body passes the part of Copilot's schema check the fake models: `messages` an
+ * array of messages with a chat role, and `temperature`, when set, a number from 0 to 2.
+ */
+function isValidChatBody(record: Record<string, unknown>): boolean {
+  const { messages, temperature } = record;
+  if (temperature !== undefined && temperature !== null) {
+    if (typeof temperature !== "number" || temperature < 0 || temperature > 2) return false;
+  }
+  return (
+    Array.isArray(messages) &&
+    messages.every(
+      (message) =>
+        typeof message === "object" &&
+        message !== null &&
+        CHAT_ROLES.has((message as Record<string, unknown>).role as string),
+    )
+  );
 }
 
 function credentialOf(request: IncomingMessage): { scheme: string | null; value: string | null } {
@@ -225,11 +273,11 @@ function oauthControls(
  * function or custom tool call, optionally no `Content-Type` or a cut before
  * `response.completed`; `/backend-api/wham/usage`; 429 `usage_limit_reached`) and the OpenAI
  * auth server (`/oauth/token`, JSON refresh_token grant with rotation); Copilot
- * (`copilot_internal/v2/token`, `copilot_internal/user`, `/copilot/chat/completions`, 402
- * `quota_exceeded`); z.ai (`/api/monitor/usage/quota/limit`,
- * `/api/coding/paas/v4/chat/completions`, 429 code 1308); Kimi (`/coding/v1/usages` with string
- * numbers, `/coding/v1/chat/completions`, `/api/oauth/token` form-encoded with rotation). Stale
- * or unknown tokens get a 401.
+ * (`copilot_internal/v2/token`, `copilot_internal/user`, `/copilot/chat/completions` and
+ * `/copilot/models` with the IDE headers it requires, 402 `quota_exceeded`); z.ai
+ * (`/api/monitor/usage/quota/limit`, `/api/coding/paas/v4/chat/completions`, 429 code 1308);
+ * Kimi (`/coding/v1/usages` with string numbers, `/coding/v1/chat/completions`,
+ * `/api/oauth/token` form-encoded with rotation). Stale or unknown tokens get a 401.
  */
 export async function startFakePlanProviders(
   options: FakePlanProvidersOptions = {},
@@ -430,13 +478,22 @@ export async function startFakePlanProviders(
         return json(response, 404, { detail: "Not Found" });
       }
 
-      // Copilot: exchange and user endpoint take the GitHub token as `token …`.
+      // Copilot: exchange and user endpoint are the GitHub API, which takes the GitHub token as
+      // `token …` or `Bearer …` alike (IDE extensions send the first, the language server and the
+      // Copilot CLI the second); every GitHub answer carries an `x-github-request-id`.
       if (path === "/copilot_internal/v2/token" || path === "/copilot_internal/user") {
-        if (credential.scheme !== "token" || credential.value !== copilot.githubToken) {
-          return json(response, 401, {
-            message: "Bad credentials",
-            documentation_url: "https://docs.github.com/rest",
-          });
+        const github = { "x-github-request-id": githubRequestId() };
+        const scheme = credential.scheme?.toLowerCase();
+        if (
+          (scheme !== "token" && scheme !== "bearer") ||
+          credential.value !== copilot.githubToken
+        ) {
+          return json(
+            response,
+            401,
+            { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" },
+            github,
+          );
         }
         if (path === "/copilot_internal/user") {
           return json(
@@ -447,29 +504,62 @@ export async function startFakePlanProviders(
               premiumPercentRemaining: copilot.exhausted ? 0 : copilot.premiumPercentRemaining,
               resetDateUtc: copilot.resetDateUtc,
             }),
+            github,
           );
         }
         exchanges += 1;
         const session = copilotSessions.issue();
-        return json(response, 200, {
-          token: session.accessToken,
-          expires_at: session.expiresAtSec,
-          refresh_in: Math.max(0, session.expiresAtSec - nowSec - 300),
-          endpoints: { api: copilot.apiBaseUrl },
-          sku: "plus_monthly_subscriber_quota",
-          chat_enabled: true,
-        });
+        return json(
+          response,
+          200,
+          {
+            token: session.accessToken,
+            expires_at: session.expiresAtSec,
+            refresh_in: Math.max(0, session.expiresAtSec - nowSec - 300),
+            endpoints: { api: copilot.apiBaseUrl },
+            sku: "plus_monthly_subscriber_quota",
+            chat_enabled: true,
+          },
+          github,
+        );
       }
-      if (path === "/copilot/chat/completions" && method === "POST") {
-        if (!bearer || !copilotSessions.accepts(bearer)) {
-          return json(response, 401, {
-            error: { message: "unauthorized: token expired", code: "unauthorized" },
-          });
+      // Copilot inference: a session token from the exchange, or the GitHub token itself as the
+      // Copilot CLI sends it, and the IDE headers the real API requires (its refusals are plain
+      // text, not JSON).
+      const copilotInference =
+        (path === "/copilot/chat/completions" && method === "POST") ||
+        (path === "/copilot/models" && method === "GET");
+      if (copilotInference) {
+        const github = { "x-github-request-id": githubRequestId() };
+        const githubToken = bearer !== null && bearer === copilot.githubToken;
+        if (!bearer || !(githubToken || copilotSessions.accepts(bearer))) {
+          return json(
+            response,
+            401,
+            { error: { message: "unauthorized: token expired", code: "unauthorized" } },
+            github,
+          );
+        }
+        const refusal = copilotIdeHeaderRefusal(headers, githubToken);
+        if (refusal) return plainText(response, 400, refusal, github);
+        if (path === "/copilot/models") {
+          return json(response, 200, copilotModelsPayload(copilot.models), github);
+        }
+        if (!isValidChatBody(record)) {
+          return json(
+            response,
+            400,
+            { error: { message: "invalid request body", code: "invalid_request_body" } },
+            github,
+          );
         }
         if (copilot.exhausted) {
-          return json(response, 402, {
-            error: { message: "You have no quota", code: "quota_exceeded" },
-          });
+          return json(
+            response,
+            402,
+            { error: { message: "You have no quota", code: "quota_exceeded" } },
+            github,
+          );
         }
         return chatCompletion(response, record);
       }
@@ -582,7 +672,9 @@ export async function startFakePlanProviders(
   const copilot: FakeCopilot = {
     tokenUrl: `${origin}/copilot_internal/v2/token`,
     userUrl: `${origin}/copilot_internal/user`,
+    githubApiUrl: origin,
     apiBaseUrl: `${origin}/copilot`,
+    models: ["gpt-4.1", "gpt-5-mini", "claude-sonnet-4.5"],
     githubToken: "gho_fakeGithubToken0001",
     get exchanges() {
       return exchanges;

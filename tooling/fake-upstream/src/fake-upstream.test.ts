@@ -141,6 +141,51 @@ describe("fake upstream", () => {
     expect(upstream.hits.map((hit) => hit.kind)).toEqual(["usage", "usage", "usage"]);
   });
 
+  it("a Responses upstream answers whole and streamed in the real event order; `both` does not serve it", async () => {
+    expect((await post("/v1/responses", { model: "m", input: "hi" })).status).toBe(404);
+    const responses = await startFakeUpstream({ protocol: "openai-responses" });
+    try {
+      const send = (body: unknown) =>
+        fetch(`${responses.url}/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer key-r" },
+          body: JSON.stringify(body),
+        });
+      const whole = await send({ model: "gpt-5", input: "hi" });
+      expect(await whole.json()).toMatchObject({
+        object: "response",
+        id: expect.stringMatching(/^resp_[0-9a-f]{48}$/),
+        status: "completed",
+        output: [{ type: "message", role: "assistant", content: [{ text: "ok" }] }],
+        usage: { input_tokens: 12, output_tokens: 1, total_tokens: 13 },
+      });
+      responses.script([{ stream: { chunks: ["Hel", "lo"] } }]);
+      const text = await (await send({ model: "gpt-5", input: "hi", stream: true })).text();
+      const events = [...text.matchAll(/^event: (\S+)$/gm)].map((m) => m[1]);
+      expect(events).toEqual([
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+      ]);
+      const sequence = [...text.matchAll(/"sequence_number":(\d+)/g)].map((m) => Number(m[1]));
+      expect(sequence).toEqual(events.map((_, i) => i));
+      expect(text).toContain('"text":"Hello"');
+      expect(responses.hits.map((hit) => [hit.kind, hit.protocol])).toEqual([
+        ["completion", "openai-responses"],
+        ["completion", "openai-responses"],
+      ]);
+    } finally {
+      await responses.close();
+    }
+  });
+
   it("an openai-only upstream refuses the Anthropic path with 404", async () => {
     const openAiOnly = await startFakeUpstream({ protocol: "openai" });
     try {

@@ -17,7 +17,10 @@ import type {
 
 /** Options of {@link startFakeUpstream}. */
 export interface FakeUpstreamOptions {
-  /** Protocols served: `openai` (`…/chat/completions`), `anthropic` (`…/messages`) or `both`. */
+  /**
+   * Protocols served: `openai` (`…/chat/completions`), `anthropic` (`…/messages`),
+   * `openai-responses` (`…/responses`), or `both` (`openai` and `anthropic`).
+   */
   protocol: WireProtocol | "both";
   /** Label for test output; default the protocol. */
   name?: string;
@@ -42,6 +45,7 @@ function completionProtocolOf(method: string, path: string): WireProtocol | null
   if (method !== "POST") return null;
   if (path.endsWith("/chat/completions")) return "openai";
   if (path.endsWith("/messages")) return "anthropic";
+  if (path.endsWith("/responses")) return "openai-responses";
   return null;
 }
 
@@ -144,7 +148,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
   >();
 
   const serves = (protocol: WireProtocol) =>
-    options.protocol === "both" || options.protocol === protocol;
+    options.protocol === protocol ||
+    (options.protocol === "both" && protocol !== "openai-responses");
 
   async function replyFor(hit: Hit): Promise<Reply> {
     if (typeof script === "function") return script(hit);

@@ -28,3 +28,15 @@ export function openAiToolCallId(): string {
 export function anthropicRequestId(): string {
   return `req_011${base62(21)}`;
 }
+
+/** An OpenAI Responses id: `prefix` (`resp_`, `msg_`) and 48 hex digits. */
+export function responsesId(prefix: "resp_" | "msg_"): string {
+  return `${prefix}${randomBytes(24).toString("hex")}`;
+}
+
+/** A GitHub-style `x-github-request-id`: five colon-separated upper-case hex groups. */
+export function githubRequestId(): string {
+  return [4, 4, 6, 6, 8]
+    .map((length) => randomBytes(length).toString("hex").slice(0, length).toUpperCase())
+    .join(":");
+}

@@ -1,5 +1,7 @@
+export type { CodeAssistAccount } from "./code-assist-account";
 export type { CodexToolCall } from "./codex-stream";
 export { completionBody, type StreamFrames, streamFrames } from "./completions";
+export { COPILOT_KNOWN_INTEGRATION_IDS, copilotIdeHeaderRefusal } from "./copilot-ide-headers";
 export { ECHO_CREDENTIAL } from "./credential-echo";
 export { credentialLabel } from "./credential-label";
 export {
@@ -35,6 +37,7 @@ export {
 export { type FakeUpstreamOptions, startFakeUpstream } from "./fake-upstream";
 export {
   codexUsagePayload,
+  copilotModelsPayload,
   copilotUserPayload,
   kimiUsagePayload,
   zaiUsagePayload,

@@ -89,6 +89,40 @@ export function copilotUserPayload(options: {
   };
 }
 
+/**
+ * Copilot `GET {endpoints.api}/models`: one chat model per id, with the capabilities, policy and
+ * supported endpoints the Copilot CLI reads to offer a model.
+ */
+export function copilotModelsPayload(ids: readonly string[]): Record<string, unknown> {
+  return {
+    object: "list",
+    data: ids.map((id) => ({
+      id,
+      name: id,
+      object: "model",
+      vendor: id.startsWith("claude") ? "Anthropic" : "OpenAI",
+      version: id,
+      preview: false,
+      model_picker_enabled: true,
+      policy: { state: "enabled", terms: "" },
+      supported_endpoints: ["/chat/completions"],
+      capabilities: {
+        family: id,
+        type: "chat",
+        object: "model_capabilities",
+        tokenizer: "o200k_base",
+        limits: {
+          max_context_window_tokens: 128_000,
+          max_output_tokens: 16_384,
+          max_prompt_tokens: 128_000,
+        },
+        supports: { streaming: true, tool_calls: true, parallel_tool_calls: true },
+      },
+      billing: { is_premium: false, multiplier: 0 },
+    })),
+  };
+}
+
 /** z.ai `GET /api/monitor/usage/quota/limit`: the 5 h token window and the monthly tool calls. */
 export function zaiUsagePayload(options: {
   tokensPercentUsed: number;

@@ -1,5 +1,8 @@
-/** The wire protocols a fake upstream can speak (the gateway's `WireProtocol`). */
-export type WireProtocol = "openai" | "anthropic";
+/**
+ * The wire protocols a fake upstream can speak: OpenAI chat completions, Anthropic messages and
+ * the OpenAI Responses API.
+ */
+export type WireProtocol = "openai" | "anthropic" | "openai-responses";
 
 /** Token counts a scripted reply reports. */
 export interface ReplyUsage {

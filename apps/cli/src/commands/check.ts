@@ -15,7 +15,8 @@ interface CheckOptions {
 
 /** One line of the report: a schema problem or a finding of the gateway's `checkConfig`. */
 interface CheckItem {
-  severity: "error" | "warning";
+  /** `note`s say how a connection is served; only errors and warnings are problems. */
+  severity: "error" | "warning" | "note";
   code: string;
   path: string;
   message: string;
@@ -52,6 +53,7 @@ async function runCheck(context: CliContext, options: CheckOptions): Promise<voi
       }));
   const errors = items.filter((item) => item.severity === "error");
   const warnings = items.filter((item) => item.severity === "warning");
+  const notes = items.filter((item) => item.severity === "note");
   context.exitCode = errors.length > 0 ? EXIT_CODES.problems : EXIT_CODES.ok;
   if (options.json) {
     writeJson(context, {
@@ -60,6 +62,7 @@ async function runCheck(context: CliContext, options: CheckOptions): Promise<voi
       ok: errors.length === 0,
       errors,
       warnings,
+      notes,
     });
     return;
   }
@@ -69,18 +72,21 @@ async function runCheck(context: CliContext, options: CheckOptions): Promise<voi
     lines.push(`no --config and no ./planfirst.yaml: checking ${location.shown}`);
   }
   const summary = `${plural(errors.length, "error")}, ${plural(warnings.length, "warning")}`;
-  if (items.length === 0) {
+  if (errors.length + warnings.length === 0) {
     lines.push(`${color.green("ok")} ${location.shown}: no problems found`);
   } else {
     const verdict = errors.length > 0 ? color.red("invalid") : color.yellow("ok with warnings");
-    lines.push(`${verdict} ${location.shown}: ${summary}`, "");
-    const rows = [...errors, ...warnings].map((item) => [
-      item.severity === "error" ? color.red("error") : color.yellow("warning"),
+    lines.push(`${verdict} ${location.shown}: ${summary}`);
+  }
+  if (items.length > 0) {
+    const rows = [...errors, ...warnings, ...notes].map((item) => [
+      severityLabel(item.severity, color),
       item.path,
       item.message,
     ]);
     lines.push(
-      renderTable([{ header: "severity" }, { header: "path" }, { header: "problem" }], rows, color),
+      "",
+      renderTable([{ header: "severity" }, { header: "path" }, { header: "finding" }], rows, color),
     );
   }
   if (loaded.ok && loaded.config.connections.length > 0 && errors.length === 0) {
@@ -98,6 +104,12 @@ function itemOf(finding: ConfigFinding): CheckItem {
     path: finding.path,
     message: finding.message,
   };
+}
+
+function severityLabel(severity: CheckItem["severity"], color: CliContext["color"]): string {
+  if (severity === "error") return color.red("error");
+  if (severity === "warning") return color.yellow("warning");
+  return color.dim("note");
 }
 
 function plural(count: number, noun: string): string {

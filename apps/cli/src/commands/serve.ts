@@ -3,8 +3,9 @@ import { loadConfigOrThrow, locateConfig } from "../config-file";
 import type { CliContext } from "../context";
 import { CliError } from "../errors";
 import { loadGateway } from "../gateway-module";
-import { writeOut } from "../output";
+import { writeErr, writeOut } from "../output";
 import { parsePort } from "../parse-option";
+import { reloadLines } from "./reload";
 
 /** Options of `planfirst serve`. */
 interface ServeOptions {
@@ -18,7 +19,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
   program
     .command("serve")
     .description(
-      "run the gateway until Ctrl-C or SIGTERM; prints its address, the catalog data date and one line per connection",
+      "run the gateway until Ctrl-C or SIGTERM (SIGHUP re-reads the config file); prints its address, the catalog data date and one line per connection",
     )
     .option(
       "-c, --config <file>",
@@ -49,6 +50,7 @@ async function runServe(context: CliContext, options: ServeOptions): Promise<voi
   try {
     server = await startServer({
       config,
+      configPath: location.path,
       port: options.port,
       host: options.host,
       env: context.io.env,
@@ -75,10 +77,25 @@ async function runServe(context: CliContext, options: ServeOptions): Promise<voi
     }
     throw error;
   }
+  const running = server;
+  const reload = () => {
+    void running.reload().then((outcome) => {
+      if (outcome.reloaded) {
+        writeOut(context, `SIGHUP: ${reloadLines(outcome, context).join("\n")}`);
+        return;
+      }
+      writeErr(context, `SIGHUP: configuration not reloaded: ${outcome.message}`);
+      for (const problem of outcome.problems) {
+        writeErr(context, `  ${problem.path || "(root)"}: ${problem.message}`);
+      }
+    });
+  };
+  process.on("SIGHUP", reload);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
   });
+  process.off("SIGHUP", reload);
   writeOut(context, `${signal}: stopping`);
   await server.close();
   writeOut(context, "stopped");

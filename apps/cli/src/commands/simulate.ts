@@ -25,8 +25,8 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /**
  * Registers `planfirst simulate`: replays the operator's own Claude Code / Codex logs (or a
- * generic trace) through the real ladder and ledger and prints what each routing id would have
- * served, refused and spent.
+ * gateway's exported request log, or a generic trace) through the real ladder and ledger and
+ * prints what each routing id would have served, refused and spent.
  */
 export function registerSimulateCommand(program: Command, context: CliContext): void {
   program
@@ -40,7 +40,7 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     )
     .option(
       "--from <path>",
-      "trace file, directory or glob (repeatable); default ~/.claude/projects/**/*.jsonl and ~/.codex/sessions/**/rollout-*.jsonl",
+      "trace file, directory or glob (repeatable): Claude Code and Codex logs, a gateway's request log export (GET /v1/requests?format=jsonl, planfirst log --json), or a generic trace; default ~/.claude/projects/**/*.jsonl and ~/.codex/sessions/**/rollout-*.jsonl",
       collect,
       [],
     )

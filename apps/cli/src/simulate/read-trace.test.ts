@@ -98,3 +98,29 @@ describe("readTrace", () => {
     ]);
   });
 });
+
+describe("readTrace on a gateway's request log export", () => {
+  it("replays what served each request, skips refusals and reports a record that does not validate", async () => {
+    const file = join(FIXTURES, "requests.jsonl");
+    const trace = await readTrace([file]);
+    expect(trace.records).toEqual([
+      {
+        timeMs: Date.parse("2026-12-01T09:00:00.000Z"),
+        model: "qwen/qwen3-coder",
+        inputTokens: 1200,
+        outputTokens: 300,
+        cachedInputTokens: 200,
+        cacheWriteTokens: 0,
+        source: "request-log",
+      },
+    ]);
+    expect(trace.badLines).toEqual([
+      {
+        file,
+        line: 3,
+        reason:
+          "request log record without valid fields (status: Invalid input: expected number, received string)",
+      },
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { requestRecordSchema } from "@planfirst/gateway";
 import {
   guardClaudeAssistantLine,
   guardCodexTokenCountLine,
@@ -7,7 +8,7 @@ import {
 import { readLines } from "./read-lines";
 import type { BadLine, Trace, TraceRecord, UtilizationReading } from "./trace-record";
 
-type LineKind = "claude-code" | "codex" | "generic" | "ignore";
+type LineKind = "claude-code" | "codex" | "request-log" | "generic" | "ignore";
 
 /** Per-file reader state: only what deduplication and model attribution need. */
 interface FileState {
@@ -24,8 +25,9 @@ interface FileState {
 /**
  * Reads trace files one line at a time (constant memory per file) and keeps only the usage
  * fields. Each line is recognised by its own shape: a Claude Code `assistant` line, a Codex
- * `turn_context` / `token_count` line, or a generic row (`time, model, input_tokens,
- * output_tokens, cached_input_tokens`); `.csv` files are generic with a header row. Other JSON
+ * `turn_context` / `token_count` line, a record of a gateway's request log export (the usage of
+ * the model that served it), or a generic row (`time, model, input_tokens, output_tokens,
+ * cached_input_tokens`); `.csv` files are generic with a header row. Other JSON
  * lines (user turns, tool results, summaries) are skipped silently; a line that is not JSON, or
  * that looks like usage but does not validate, is recorded as a {@link BadLine} with its file
  * and line number and never stops the read. Records come back sorted by time (stable).
@@ -79,6 +81,7 @@ function kindOf(value: unknown): LineKind {
     const payload = (value as { payload?: { type?: unknown } }).payload;
     return payload?.type === "token_count" ? "codex" : "ignore";
   }
+  if ("requestId" in value && "modelAsked" in value && "attempts" in value) return "request-log";
   if ("input_tokens" in value && "model" in value) return "generic";
   return "ignore";
 }
@@ -176,7 +179,48 @@ function readJsonLine(
     });
     return;
   }
+  if (kind === "request-log") {
+    pushLogged(line, records, bad);
+    return;
+  }
   pushGeneric(line, records, bad);
+}
+
+/**
+ * One record of a gateway's request log: the usage of the model that served it. A request no
+ * upstream answered (refused, or left before an answer) has no usage to replay and is skipped.
+ */
+function pushLogged(
+  line: Record<string, unknown>,
+  records: TraceRecord[],
+  bad: (reason: string) => void,
+): void {
+  const parsed = requestRecordSchema.safeParse(line);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    bad(
+      `request log record without valid fields (${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"})`,
+    );
+    return;
+  }
+  const logged = parsed.data;
+  const model = logged.modelServed;
+  if (model === null || logged.inputTokens === null || logged.outputTokens === null) return;
+  const timeMs = Date.parse(logged.at);
+  if (Number.isNaN(timeMs)) {
+    bad("at: not an ISO instant");
+    return;
+  }
+  records.push({
+    timeMs,
+    model,
+    // The gateway's convention is the ledger's: input counts cached reads and cache writes.
+    inputTokens: logged.inputTokens,
+    outputTokens: logged.outputTokens,
+    cachedInputTokens: Math.min(logged.cachedInputTokens ?? 0, logged.inputTokens),
+    cacheWriteTokens: Math.min(logged.cacheWriteTokens ?? 0, logged.inputTokens),
+    source: "request-log",
+  });
 }
 
 function pushGeneric(

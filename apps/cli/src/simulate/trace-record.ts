@@ -1,5 +1,8 @@
-/** Which reader produced a record: Claude Code logs, Codex logs, or a generic trace. */
-export type TraceSource = "claude-code" | "codex" | "generic";
+/**
+ * Which reader produced a record: Claude Code logs, Codex logs, a gateway's request log export
+ * (`GET /v1/requests?format=jsonl`, `planfirst log --json`), or a generic trace.
+ */
+export type TraceSource = "claude-code" | "codex" | "request-log" | "generic";
 
 /**
  * One request of a usage trace: only the usage fields, nothing else from the log. Token counts

@@ -72,18 +72,24 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
   return finished(startCli(args, options));
 }
 
-/** Resolves with the stdout text seen so far once `pattern` matches it (rejects on exit first). */
+/**
+ * Resolves with the text seen so far on `stream` (default stdout) once `pattern` matches it
+ * (rejects on exit first).
+ */
 export function waitForOutput(
   child: ChildProcess,
   pattern: RegExp,
   timeoutMs = 15_000,
+  stream: "stdout" | "stderr" = "stdout",
 ): Promise<string> {
   return new Promise((resolve, reject) => {
+    const watched = stream === "stdout" ? child.stdout : child.stderr;
+    const other = stream === "stdout" ? child.stderr : child.stdout;
     let seen = "";
     let errors = "";
     const timer = setTimeout(() => {
       cleanup();
-      reject(new Error(`timed out waiting for ${pattern}; stdout: ${seen}; stderr: ${errors}`));
+      reject(new Error(`timed out waiting for ${pattern}; ${stream}: ${seen}; other: ${errors}`));
     }, timeoutMs);
     const onData = (chunk: Buffer | string) => {
       seen += chunk.toString();
@@ -97,16 +103,16 @@ export function waitForOutput(
     };
     const onExit = (code: number | null) => {
       cleanup();
-      reject(new Error(`exited (${code}) before ${pattern}; stdout: ${seen}; stderr: ${errors}`));
+      reject(new Error(`exited (${code}) before ${pattern}; ${stream}: ${seen}; other: ${errors}`));
     };
     const cleanup = () => {
       clearTimeout(timer);
-      child.stdout?.off("data", onData);
-      child.stderr?.off("data", onErr);
+      watched?.off("data", onData);
+      other?.off("data", onErr);
       child.off("exit", onExit);
     };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onErr);
+    watched?.on("data", onData);
+    other?.on("data", onErr);
     child.on("exit", onExit);
   });
 }

@@ -1,5 +1,6 @@
 import type { GatewayDeps } from "../deps";
 import type { Dispatcher } from "../dispatch/dispatcher";
+import type { RequestLog } from "../observability/request-log/request-log";
 import type { RoutingTable } from "../routing/routing-table";
 import type { StatusTracker } from "../status/status-tracker";
 import type { ClientIdentity, ClientKeyVerifier } from "./auth/client-keys";
@@ -12,6 +13,8 @@ export interface AppContext {
   readonly verifier: ClientKeyVerifier;
   /** Last-served rungs and the history behind the status page. */
   readonly status: StatusTracker;
+  /** One record per completion request, read by `/v1/requests`, the CLI and the status page. */
+  readonly requestLog: RequestLog;
 }
 
 /** Hono environment of the gateway: the authenticated client rides in `c.var.client`. */

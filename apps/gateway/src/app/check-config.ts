@@ -1,13 +1,15 @@
 import { validateRungBudgets } from "@planfirst/subscription-ladder";
 import type { GatewayConfig } from "../config/schema";
 import { credentialEnvNames, envName, type GatewayEnv } from "../config/secrets";
+import { describeGenericConnector } from "../connectors/generic/generic-connector";
 import { createConnectorRegistry } from "../connectors/registry";
 import { compileGlob, createRoutingTable } from "../routing/routing-table";
 
 /** One finding of `checkConfig`. */
 export interface ConfigFinding {
-  severity: "error" | "warning";
-  /** Stable kind: `unknown_billing`, `overage_not_hard_stop`, `unpriced_model`, `unset_secret`, `unknown_connector`, `empty_category`, `budget_on_quota_rung`. */
+  /** `error` (it will not work as written), `warning` (it may cost or be skipped), `note` (how it will be served). */
+  severity: "error" | "warning" | "note";
+  /** Stable kind: `unknown_billing`, `overage_not_hard_stop`, `unpriced_model`, `unset_secret`, `unknown_connector`, `missing_base_url`, `generic_connector`, `empty_category`, `budget_on_quota_rung`. */
   code: string;
   /** Config path it concerns, e.g. `connections[2]`. */
   path: string;
@@ -18,9 +20,10 @@ export interface ConfigFinding {
  * What `planfirst check` reports before anything is spent: connections that classify `unknown`
  * (they land on paid rungs), plan connections whose overage is not hard-stop (excluded from
  * `auto/subscription`), unpriced models on metered connections (treated as premium), `env:`
- * secrets that are unset (named, never valued), categories that match no model, and budgets on
- * quota rungs and connections no registered connector serves (errors). Pure: reads only its
- * arguments.
+ * secrets that are unset (named, never valued), categories that match no model, budgets on
+ * quota rungs, connections no connector serves and generic connections without `baseUrl`
+ * (errors), and a note for each connection served by the generic connector of its protocol.
+ * Pure: reads only its arguments.
  */
 export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFinding[] {
   const findings: ConfigFinding[] = [];
@@ -55,13 +58,30 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
         message: `${connection.id}: env:${name} is not set; the connection will be disabled`,
       });
     }
-    if (!registry.has(connection.provider, connection.authType)) {
+    const choice = registry.choose(connection);
+    if (choice === null) {
       findings.push({
         severity: "error",
         code: "unknown_connector",
         path: `connections[${index}]`,
-        message: `${connection.id}: no connector for provider "${connection.provider}" (authType "${connection.authType}"); known: ${registry.known().join(", ")}`,
+        message: `${connection.id}: ${registry.unservedReason(connection)}`,
       });
+    } else if (choice.kind === "generic") {
+      const served = describeGenericConnector(choice.protocol, connection.authType === "none");
+      findings.push({
+        severity: "note",
+        code: "generic_connector",
+        path: `connections[${index}]`,
+        message: `${connection.id}: provider ${connection.provider} has no connector of its own; served by the ${served}`,
+      });
+      if (!connection.baseUrl) {
+        findings.push({
+          severity: "error",
+          code: "missing_base_url",
+          path: `connections[${index}].baseUrl`,
+          message: `${connection.id}: the generic ${choice.protocol} connector needs baseUrl (there is no default host); the connection will be disabled`,
+        });
+      }
     }
     credentials.set(connection.id, null);
   });
@@ -80,7 +100,7 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
         severity: "warning",
         code: "unknown_billing",
         path: `connections[${index}]`,
-        message: `${connection.id}: provider "${connection.provider}" with authType "${connection.authType}" is not in the billing catalog; it is treated as metered and lands on a paid rung`,
+        message: `${connection.id}: provider "${connection.provider}" with authType "${connection.authType}" is not in the billing catalog, so its billing is unknown: it is treated as metered and lands on a paid rung (a catalog.connections entry for the provider declares a plan)`,
       });
     }
     if (billing === "subscription" && overage !== "hard-stop") {

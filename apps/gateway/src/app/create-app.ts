@@ -3,18 +3,22 @@ import { createMemoryCredentialPersistence } from "../connectors/credential-pers
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
 import { createDispatcher } from "../dispatch/dispatcher";
-import { limitClientKeys } from "../dispatch/key-limits";
+import { createKeyLimiter, type KeyLimiter, limitClientKeys } from "../dispatch/key-limits";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
 import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
+import { createRequestLog, type RequestLog } from "../observability/request-log/request-log";
+import { createMemoryRequestLogStore } from "../observability/request-log/request-log-store";
 import { createRoutingTable } from "../routing/routing-table";
 import { createMemoryHistoryStore } from "../status/history-store";
 import { observeServed } from "../status/observe-served";
+import { createStatusFeed } from "../status/status-feed";
 import { createStatusTracker, type StatusTracker } from "../status/status-tracker";
 import type { AppContext, GatewayEnv } from "./app-context";
 import { authenticate } from "./auth/authenticate";
 import { createClientKeyVerifier } from "./auth/client-keys";
 import { errorReply } from "./on-error";
+import { adminRoutes } from "./routes/admin";
 import { chatCompletionsRoutes } from "./routes/chat-completions";
 import { completionNodeHandler } from "./routes/completions";
 import { countTokensRoutes } from "./routes/count-tokens";
@@ -22,6 +26,7 @@ import { healthRoutes } from "./routes/health";
 import { ladderRoutes } from "./routes/ladder";
 import { messagesRoutes } from "./routes/messages";
 import { modelsRoutes } from "./routes/models";
+import { requestsRoutes } from "./routes/requests";
 import { responsesRoutes } from "./routes/responses";
 import { completionRoutes, protocolOfPath } from "./routes/route-table";
 import { isStatusPath, statusRoutes } from "./routes/status";
@@ -32,6 +37,11 @@ export interface GatewayApp {
   /** The Hono app; pass `app.fetch` to `serve()` or call `app.request()` in tests. */
   readonly hono: Hono<GatewayEnv>;
   readonly context: AppContext;
+  /**
+   * Stops what the app runs by itself: the status feed's timer; its open event streams end,
+   * and the pages behind them reconnect (to whatever app then serves).
+   */
+  close(): void;
 }
 
 /**
@@ -50,11 +60,13 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * answered `426` before that, as no WebSocket transport is served. Errors are mapped to HTTP in
  * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
  * credential.
- * `parts.statusTracker` keeps the status page's history and last-served rungs (default: in memory).
+ * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
+ * the request log, `parts.keyLimiter` each client key's requests in flight and recent starts
+ * (default: all in memory, for this app alone).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker } = {},
+  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog; keyLimiter?: KeyLimiter } = {},
 ): GatewayApp {
   const deps = given.connectors ? given : withConnectors(given);
   const table = createRoutingTable(deps.config, deps.secrets);
@@ -62,12 +74,14 @@ export function buildGatewayApp(
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(
-    limitClientKeys(createDispatcher(deps, table), deps.now),
+    limitClientKeys(createDispatcher(deps, table), parts.keyLimiter ?? createKeyLimiter(deps.now)),
     status,
     deps.now,
   );
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
-  const context: AppContext = { deps, table, dispatcher, verifier, status };
+  const requestLog = parts.requestLog ?? memoryRequestLog(deps);
+  const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
+  const feed = createStatusFeed(context, status);
 
   const hono = new Hono<GatewayEnv>();
   hono.use(refuseWebSocketHandshakes(deps.logger));
@@ -86,7 +100,9 @@ export function buildGatewayApp(
   hono.route("/", responsesRoutes(context));
   hono.route("/", modelsRoutes(context));
   hono.route("/", ladderRoutes(context));
-  hono.route("/", statusRoutes(context));
+  hono.route("/", statusRoutes(context, feed));
+  hono.route("/", requestsRoutes(context));
+  hono.route("/", adminRoutes(context));
 
   hono.notFound((c) => {
     const error = new GatewayError({
@@ -102,7 +118,19 @@ export function buildGatewayApp(
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   });
 
-  return { hono, context };
+  return { hono, context, close: () => feed.close() };
+}
+
+/** The request log `server.requestLog` asks for, kept in memory. */
+function memoryRequestLog(deps: GatewayDeps): RequestLog {
+  const { enabled, maxRecords, maxAgeDays } = deps.config.server.requestLog;
+  return createRequestLog({
+    store: enabled ? createMemoryRequestLogStore({ maxRecords }) : null,
+    now: deps.now,
+    maxRecords,
+    maxAgeDays,
+    onDropped: (count) => deps.metrics.countRequestLogDropped(count),
+  });
 }
 
 /** `deps` with a connector per connection, tokens kept in memory (tests, embedders). */

@@ -23,12 +23,14 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   unsupported_field: { status: 400, type: "invalid_request_error" },
   invalid_field: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
-  // A client key asked for what only an admin key may see (every key's spend, /metrics).
+  // A client key asked for what only an admin key may see or do (/metrics, a reload).
   admin_key_required: { status: 403, type: "permission_error" },
   model_not_found: { status: 404, type: "invalid_request_error" },
   unknown_category: { status: 404, type: "invalid_request_error" },
   route_not_found: { status: 404, type: "not_found_error" },
   request_too_large: { status: 413, type: "request_too_large" },
+  // The request was understood; the file it asks to apply was not, and nothing changed.
+  config_reload_refused: { status: 422, type: "invalid_request_error" },
   // The one answer on which Codex CLI drops its Responses WebSocket for HTTP at once.
   websocket_unsupported: { status: 426, type: "invalid_request_error" },
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
@@ -62,18 +64,22 @@ export function httpOfCode(code: GatewayErrorCode): ErrorHttp {
 }
 
 /**
+ * The gateway error any failure is answered as: itself, its package's mapping
+ * (`packageErrorToGateway`), else an `internal_error` logged once with a correlation id.
+ */
+export function asGatewayError(logger: Logger, error: unknown): GatewayError {
+  if (GatewayError.isInstance(error)) return error;
+  return packageErrorToGateway(error) ?? unknownError(logger, error);
+}
+
+/**
  * The error answer of any failure, in the client's `protocol` shape, with `retry-after` when
  * the error carries `retryAfterSec`. A package's error is first mapped to its gateway code
  * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
  * 500 `internal_error` carrying that id but not the message (it might hold a secret).
  */
 export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
-  let gatewayError: GatewayError;
-  if (GatewayError.isInstance(error)) {
-    gatewayError = error;
-  } else {
-    gatewayError = packageErrorToGateway(error) ?? unknownError(logger, error);
-  }
+  const gatewayError = asGatewayError(logger, error);
   const http = httpOfCode(gatewayError.code);
   // The spend store warns once per outage itself; a line per refused request would flood.
   if (http.status >= 500 && !QUIET_CODES.has(gatewayError.code)) {

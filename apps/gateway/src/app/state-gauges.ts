@@ -1,16 +1,18 @@
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
+import type { GatewayMetrics } from "../observability/metrics";
 import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and
- * window, spend and budget per paid rung in the current window.
+ * window, spend and budget per paid rung in the current window. `current` is asked at every
+ * scrape, so after a config reload the gauges follow the connections and budgets now served.
  */
-export function registerStateGauges(app: AppContext): void {
-  const { deps, table } = app;
-  deps.metrics.registerGauge(
+export function registerStateGauges(metrics: GatewayMetrics, current: () => AppContext): void {
+  metrics.registerGauge(
     "planfirst_quota_remaining_percent",
     "Remaining quota per connection and window (0..100), from the freshest reading.",
     () => {
+      const { deps, table } = current();
       const samples = [];
       for (const connection of table.connections.values()) {
         const state = deps.quotaCache.get(connection.config.provider, connection.config.id);
@@ -29,22 +31,28 @@ export function registerStateGauges(app: AppContext): void {
       return samples;
     },
   );
-  deps.metrics.registerGauge(
+  metrics.registerGauge(
     "planfirst_rung_spend_usd",
     "Settled spend per paid rung in the current budget window, USD.",
-    () => PAID_RUNGS.map((rung) => ({ labels: { rung }, value: deps.ledger.spentUsd(rung) })),
+    () => {
+      const { ledger } = current().deps;
+      return PAID_RUNGS.map((rung) => ({ labels: { rung }, value: ledger.spentUsd(rung) }));
+    },
   );
-  deps.metrics.registerGauge(
+  metrics.registerGauge(
     "planfirst_rung_reserved_usd",
     "Reserved (in-flight) spend per paid rung in the current budget window, USD.",
-    () => PAID_RUNGS.map((rung) => ({ labels: { rung }, value: deps.ledger.reservedUsd(rung) })),
+    () => {
+      const { ledger } = current().deps;
+      return PAID_RUNGS.map((rung) => ({ labels: { rung }, value: ledger.reservedUsd(rung) }));
+    },
   );
-  deps.metrics.registerGauge(
+  metrics.registerGauge(
     "planfirst_rung_budget_usd",
     "Budget per paid rung per window, USD (absent = unbudgeted).",
     () =>
       PAID_RUNGS.flatMap((rung) => {
-        const budget = deps.ledger.budgetUsd(rung);
+        const budget = current().deps.ledger.budgetUsd(rung);
         return budget === undefined ? [] : [{ labels: { rung }, value: budget }];
       }),
   );

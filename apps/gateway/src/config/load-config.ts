@@ -38,17 +38,28 @@ export function parseConfig(document: unknown): GatewayConfig {
  * `parseConfig`. Throws a `ConfigError` when the file cannot be read or parsed.
  */
 export function loadConfigFile(path: string): GatewayConfig {
-  let text: string;
+  return parseConfigText(readConfigText(path), path);
+}
+
+/** The text of a configuration file; a `ConfigError` naming the file when it cannot be read. */
+export function readConfigText(path: string): string {
   try {
-    text = readFileSync(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     throw new ConfigError({
       code: "invalid_config",
       message: `cannot read configuration file ${path}`,
-      problems: [],
+      problems: [{ path: "", message: error instanceof Error ? error.message : String(error) }],
       cause: error,
     });
   }
+}
+
+/**
+ * Parses the YAML or JSON `text` of the configuration file `path` (named in errors) and
+ * validates it with `parseConfig`.
+ */
+export function parseConfigText(text: string, path: string): GatewayConfig {
   let document: unknown;
   try {
     document = parseYaml(text);

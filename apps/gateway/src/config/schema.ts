@@ -59,6 +59,20 @@ export const clientKeySchema = z.union([
   }),
 ]);
 
+/**
+ * The request log (`server.requestLog`): one record per request, kept by the configured storage
+ * driver and read with `GET /v1/requests`. Bounded by a record count and an age, whichever
+ * removes more.
+ */
+export const requestLogSchema = z.strictObject({
+  /** Record every request (default true). */
+  enabled: z.boolean().default(true),
+  /** Most records kept; older ones are removed first. Default 100 000. */
+  maxRecords: z.number().int().positive().default(100_000),
+  /** Days a record is kept after its request arrived. Default 30. */
+  maxAgeDays: z.number().positive().default(30),
+});
+
 /** Server section: where to listen, who may call, how large a request may be. */
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
@@ -83,6 +97,12 @@ export const serverSchema = z.strictObject({
    * `requestTimeout`). Default 60 000. The answer (a long stream) is not limited by it.
    */
   requestTimeoutMs: z.number().int().positive().default(60_000),
+  /**
+   * Re-read the config file whenever it changes (its folder is watched, so an editor that
+   * replaces the file is followed), as `SIGHUP` and `planfirst reload` do. Default false.
+   */
+  reloadOnChange: z.boolean().default(false),
+  requestLog: requestLogSchema.prefault({}),
 });
 
 /** Why `storage.journalPath` must be set with `server.port: 0` (driver `redis`). */
@@ -158,13 +178,23 @@ export const refreshableCredentialSchema = z
 export const connectionSchema = z.strictObject({
   /** Unique id, used in receipts, metrics, client-key scoping and the ladder explain. */
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-'"),
-  /** Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). */
+  /**
+   * Canonical provider id (`claude`, `codex`, `openrouter`, `ollama`, …). Any id without a
+   * connector of its own (a coding plan planfirst does not ship, say) is served by the generic
+   * connector of its `protocol`; its billing is the operator's `catalog.connections` entry.
+   */
   provider: z.string().min(1),
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
-  /** The wire spoken upstream; `openai-responses` (Codex) and `gemini` are plan connectors' own. */
+  /**
+   * The wire spoken upstream. `openai`, `anthropic` and `openai-responses` have a generic
+   * connector; `gemini` is spoken only by the Gemini Code Assist connector.
+   */
   protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
-  /** Inference base URL; optional where the provider's connector has a default. */
+  /**
+   * Inference base URL; optional where the provider's connector has a default, required for a
+   * provider served by a generic connector.
+   */
   baseUrl: z.url().optional(),
   /**
    * `env:NAME` of a static credential, or a refreshable login whose secrets are `env:NAME` too;
@@ -200,6 +230,16 @@ export const catalogOverridesSchema = z.strictObject({
   models: z.array(modelPriceSchema).default([]),
 });
 
+/** True for a time zone name this runtime knows (`Intl` refuses the others). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Ladder tuning (ladder.md §11). There is deliberately no `enabled` flag. */
 export const subscriptionLadderSchema = z.strictObject({
   exitCutoffPercent: z.number().min(0).max(100).default(2),
@@ -209,7 +249,11 @@ export const subscriptionLadderSchema = z.strictObject({
   rungBudgetUsd: z.partialRecord(rungNameSchema, z.number()).default({}),
   budgetWindow: budgetWindowSchema.default("day"),
   /** IANA time zone the budget window follows (default UTC). */
-  budgetTimeZone: z.string().min(1).default("UTC"),
+  budgetTimeZone: z
+    .string()
+    .min(1)
+    .refine(isTimeZone, "must be an IANA time zone such as UTC or Europe/Paris")
+    .default("UTC"),
 });
 
 const categoryNameSchema = z
@@ -305,5 +349,7 @@ export type ConnectionConfig = z.infer<typeof connectionSchema>;
 export type RefreshableCredentialConfig = z.infer<typeof refreshableCredentialSchema>;
 /** One configured client key entry. */
 export type ClientKeyConfig = z.infer<typeof clientKeySchema>;
+/** The request log section (`server.requestLog`). */
+export type RequestLogConfig = z.infer<typeof requestLogSchema>;
 /** Ladder tuning section. */
 export type SubscriptionLadderConfig = z.infer<typeof subscriptionLadderSchema>;

@@ -8,6 +8,14 @@ export {
   refreshableCredentialSpecSchema,
 } from "../config/connection-spec";
 
+/** How a long-running account setup a connector starts (Code Assist onboarding) is polled. */
+export interface OnboardingPoll {
+  /** Wait between two reads of the operation, ms. */
+  intervalMs: number;
+  /** Reads of the operation after it was started, before giving up. */
+  maxPolls: number;
+}
+
 /** What connector factories share: credential persistence and the clock. */
 export interface ConnectorDeps {
   persistence: CredentialPersistence;
@@ -15,4 +23,6 @@ export interface ConnectorDeps {
   now: () => number;
   /** Refresh a token this long before it expires, ms; default per connector (60 s, Copilot 5 min). */
   refreshSkewMs?: number;
+  /** How an account setup the connector starts is polled (Code Assist onboarding); default 5 s × 12. */
+  onboardingPoll?: OnboardingPoll;
 }

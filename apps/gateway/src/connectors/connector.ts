@@ -1,4 +1,5 @@
 import type { QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
+import packageJson from "../../package.json" with { type: "json" };
 
 /** The wire a connector speaks upstream. */
 export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
@@ -52,6 +53,13 @@ export interface UpstreamConnector {
   readonly provider: string;
   readonly protocol: ConnectorProtocol;
   /**
+   * The provider id whose quota-cache parser reads this connection's answers (headers and error
+   * bodies, `parseResponseSignals`); absent = {@link provider}. A generic connector names its
+   * protocol's family here (`anthropic`), since quota-cache reads an id it does not know as an
+   * OpenAI-compatible server.
+   */
+  readonly signalsProvider?: string;
+  /**
    * URL and headers of one call. Synchronous while the credential is a static key or a token still
    * valid (the hot path stays promise-free); a Promise while a token is loaded, refreshed or
    * exchanged. Rejects with a ConnectorError naming the connection, never a token.
@@ -100,8 +108,12 @@ export interface UpstreamConnector {
   billsAfterWindow(): boolean | null;
 }
 
-/** planfirst's own User-Agent, sent when the client did not identify itself. */
-export const PLANFIRST_USER_AGENT = "planfirst-gateway/0.1";
+/**
+ * planfirst's own identity to a provider, `planfirst/<version>` with the gateway's package.json
+ * version (bundled at build time): the User-Agent when the client did not identify itself, and
+ * wherever a provider asks the caller to name its software (Copilot's `Editor-Version`).
+ */
+export const PLANFIRST_USER_AGENT = `planfirst/${packageJson.version}`;
 
 /**
  * Identification headers for an upstream call: the client's own `user-agent` and the listed

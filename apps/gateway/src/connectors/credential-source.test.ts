@@ -166,6 +166,40 @@ describe("createRefreshableCredential", () => {
     persistence.close();
   });
 
+  it("keeps a remembered field in the store, also through a refresh that began before it", async () => {
+    const clock = { ms: 1_000_000 };
+    const persistence = createSqliteCredentialPersistence(join(dir, "fields.db"));
+    let answer: (() => void) | undefined;
+    const source = createRefreshableCredential({
+      connectionId: "c5",
+      provider: "gemini-code-assist",
+      key: "connection:c5",
+      persistence,
+      now: () => clock.ms,
+      seed: { accessToken: "seed-access", refreshToken: "seed-refresh", expiresAtMs: clock.ms + 1 },
+      // The token endpoint answers only when the test says so.
+      refresh: async (current) => {
+        await new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        return { ...current, accessToken: "access-1", expiresAtMs: clock.ms + 600_000 };
+      },
+    });
+    const refreshed = source.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    const remembered = source.rememberField("project", "managed-project-1");
+    answer?.();
+    expect(await refreshed).toBe("access-1");
+    await remembered;
+    expect(source.field("project")).toBe("managed-project-1");
+    const stored = await persistence.read("connection:c5");
+    expect(stored).toMatchObject({
+      accessToken: "access-1",
+      fields: { project: "managed-project-1" },
+    });
+    persistence.close();
+  });
+
   it("without a stored login or seed it says which login is missing", async () => {
     const persistence = createSqliteCredentialPersistence(join(dir, "missing.db"));
     const source = createRefreshableCredential({

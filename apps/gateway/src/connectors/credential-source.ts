@@ -12,8 +12,15 @@ export interface CredentialSource {
   peek(): string | null;
   /** The token, loading it from persistence and refreshing it first when it is due. */
   get(): Promise<string>;
-  /** A non-secret field of the credential (`accountId`, `apiBase`…), when known. */
+  /** A non-secret field of the credential (`accountId`, `apiBase`, `project`…), when known. */
   field(name: string): string | undefined;
+  /**
+   * Keeps a non-secret field the provider told us (Code Assist's `project`) with the credential:
+   * written to persistence with a refreshable one, so a restart or another replica reads it
+   * instead of asking the provider again; in process memory for a static one. Rejects when
+   * persistence cannot be written (the field is still kept in memory).
+   */
+  rememberField(name: string, value: string): Promise<void>;
   /**
    * The long-lived secret behind the token (a refresh token; for Copilot the GitHub token), for
    * the few endpoints that take it directly; the static value for a static credential.
@@ -31,11 +38,15 @@ export function createStaticCredential(
   value: string,
   fields: Readonly<Record<string, string>> = {},
 ): CredentialSource {
+  const learnt = new Map<string, string>();
   return {
     kind: "static",
     peek: () => value,
     get: async () => value,
-    field: (name) => fields[name],
+    field: (name) => learnt.get(name) ?? fields[name],
+    async rememberField(name, fieldValue) {
+      learnt.set(name, fieldValue);
+    },
     longLivedSecret: async () => value,
     invalidate() {
       // A static key cannot be renewed; the dispatcher cools the connection as auth_invalid.
@@ -90,6 +101,13 @@ export function createRefreshableCredential(
   let refused = false;
   let loading: Promise<StoredCredential> | null = null;
   let refreshing: Promise<StoredCredential> | null = null;
+  // Fields learnt from the provider, merged into every value kept, so a refresh that began
+  // before one was learnt cannot write the credential back without it.
+  const learnt: Record<string, string> = {};
+  const withLearnt = (credential: StoredCredential): StoredCredential =>
+    Object.keys(learnt).every((name) => credential.fields[name] === learnt[name])
+      ? credential
+      : { ...credential, fields: { ...credential.fields, ...learnt } };
 
   const isDue = (credential: StoredCredential): boolean =>
     credential.accessToken === null ||
@@ -133,7 +151,7 @@ export function createRefreshableCredential(
       const base = stored && stored.updatedAtMs > current.updatedAtMs ? stored : current;
       let next: StoredCredential;
       try {
-        next = await options.refresh(base);
+        next = withLearnt(await options.refresh(base));
       } catch (error) {
         if (ConnectorError.isInstance(error)) throw error;
         throw new ConnectorError({
@@ -147,7 +165,7 @@ export function createRefreshableCredential(
     })().finally(() => {
       refreshing = null;
     });
-    const next = await refreshing;
+    const next = withLearnt(await refreshing);
     state = next;
     refused = false;
     return next;
@@ -166,7 +184,14 @@ export function createRefreshableCredential(
       return current.accessToken;
     },
     field(name) {
-      return state?.fields[name] ?? options.seed?.fields?.[name];
+      return learnt[name] ?? state?.fields[name] ?? options.seed?.fields?.[name];
+    },
+    async rememberField(name, value) {
+      learnt[name] = value;
+      const current = await load();
+      if (current.fields[name] === value) return;
+      state = { ...withLearnt(current), updatedAtMs: options.now() };
+      await options.persistence.write(options.key, state);
     },
     async longLivedSecret() {
       return (await load()).refreshToken;

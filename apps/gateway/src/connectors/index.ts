@@ -2,6 +2,7 @@ export {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_FORWARDED_HEADERS,
   ANTHROPIC_VERSION,
+  type AnthropicConnectorOptions,
   anthropicMessagesUrl,
   createAnthropicConnector,
 } from "./anthropic/anthropic-connector";
@@ -37,6 +38,7 @@ export {
   type ConnectorDeps,
   type ConnectorSpec,
   connectorSpecSchema,
+  type OnboardingPoll,
   type RefreshableCredentialSpec,
   refreshableCredentialSpecSchema,
 } from "./connector-spec";
@@ -54,11 +56,19 @@ export {
   type RefreshableCredentialOptions,
 } from "./credential-source";
 export {
+  createGenericConnector,
+  describeGenericConnector,
+  GENERIC_PROTOCOLS,
+  type GenericProtocol,
+  isGenericProtocol,
+} from "./generic/generic-connector";
+export {
   COPILOT_DEFAULT_TOKEN_URL,
   type CopilotSessionToken,
   exchangeCopilotToken,
 } from "./github-copilot/copilot-token-exchange";
 export {
+  COPILOT_DEFAULT_INTEGRATION_ID,
   COPILOT_DEFAULT_USER_URL,
   COPILOT_REFRESH_SKEW_MS,
   createGithubCopilotConnector,
@@ -72,17 +82,21 @@ export {
 } from "./kimi/kimi-connector";
 export { parseKimiUsage } from "./kimi/kimi-usage";
 export { jwtExpiryMs, type OauthTokenResponse, refreshTokenGrant } from "./oauth-refresh";
-export { createOpenAiCompatibleConnector } from "./openai-compatible/openai-compatible-connector";
+export {
+  createOpenAiCompatibleConnector,
+  type OpenAiCompatibleConnectorOptions,
+} from "./openai-compatible/openai-compatible-connector";
 export {
   createOpenRouterConnector,
   OPENROUTER_DEFAULT_BASE_URL,
 } from "./openrouter/openrouter-connector";
 export {
   BUILT_IN_CONNECTORS,
+  type ConnectorChoice,
   type ConnectorFactory,
+  type ConnectorIdentity,
   type ConnectorRegistry,
   createConnectorRegistry,
-  OPENAI_COMPATIBLE_PROVIDERS,
 } from "./registry";
 export {
   createSqliteCredentialPersistence,

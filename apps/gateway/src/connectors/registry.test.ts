@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ConnectorProtocol } from "./connector";
 import { ConnectorError } from "./connector-error";
 import { createMemoryCredentialPersistence } from "./credential-persistence";
 import { createConnectorRegistry } from "./registry";
@@ -36,12 +37,19 @@ describe("connector registry", () => {
     ).toBe("openai");
   });
 
-  it("names the connection and lists the known providers for an unknown one", () => {
+  it("names the connection, the providers with a connector of their own and the generic protocols when none serves it", () => {
     const registry = createConnectorRegistry();
     let error: unknown;
     try {
       registry.create(
-        { id: "mystery", provider: "acme-llm", authType: "apikey", credential: "k" },
+        {
+          id: "mystery",
+          provider: "acme-llm",
+          authType: "oauth",
+          protocol: "gemini",
+          baseUrl: "https://acme.example/v1",
+          credential: "k",
+        },
         deps,
       );
     } catch (e) {
@@ -50,9 +58,32 @@ describe("connector registry", () => {
     expect(ConnectorError.isInstance(error)).toBe(true);
     expect((error as ConnectorError).code).toBe("unknown_provider");
     expect((error as Error).message).toMatch(
-      /mystery.*"acme-llm".*known: .*codex.*github-copilot.*zai/,
+      /mystery.*"acme-llm".*protocol "gemini" has no generic connector.*codex.*github-copilot.*zai.*generic connectors: openai, anthropic, openai-responses/,
     );
-    expect(registry.has("acme-llm", "apikey")).toBe(false);
+    expect(registry.has("acme-llm", "oauth", "gemini")).toBe(false);
+    expect(registry.has("acme-llm", "oauth", "openai")).toBe(true);
+  });
+
+  it("looks up provider/authType, then provider, then the protocol's generic connector", () => {
+    const registry = createConnectorRegistry();
+    const choose = (provider: string, authType: string, protocol: ConnectorProtocol) =>
+      registry.choose({ provider, authType, protocol });
+    expect(choose("Claude", "OAuth", "anthropic")).toEqual({ kind: "own", key: "claude/oauth" });
+    expect(choose("zai", "apikey", "anthropic")).toEqual({ kind: "own", key: "zai" });
+    expect(choose("acme-coding", "apikey", "openai")).toEqual({
+      kind: "generic",
+      protocol: "openai",
+    });
+    // The ids the OpenAI-compatible connector always served are now the generic openai one's.
+    for (const id of ["openai", "groq", "deepseek", "ollama", "vllm"]) {
+      expect(choose(id, "apikey", "openai"), id).toEqual({ kind: "generic", protocol: "openai" });
+    }
+    expect(registry.known()).not.toContain("groq");
+    // A spec that names no wire speaks chat completions.
+    expect(registry.choose({ provider: "groq", authType: "apikey" })).toEqual({
+      kind: "generic",
+      protocol: "openai",
+    });
   });
 
   it("takes extra connectors, which win over built-ins on the same key", () => {

@@ -5,50 +5,66 @@ import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "./connector-spec";
 import { createGeminiCodeAssistConnector } from "./gemini-code-assist/gemini-code-assist-connector";
+import {
+  createGenericConnector,
+  GENERIC_PROTOCOLS,
+  type GenericProtocol,
+  isGenericProtocol,
+} from "./generic/generic-connector";
 import { createGithubCopilotConnector } from "./github-copilot/github-copilot-connector";
 import { createKimiConnector } from "./kimi/kimi-connector";
-import { createOpenAiCompatibleConnector } from "./openai-compatible/openai-compatible-connector";
 import { createOpenRouterConnector } from "./openrouter/openrouter-connector";
 import { createZaiConnector } from "./zai/zai-connector";
 
 /** Builds the connector of one connection. */
 export type ConnectorFactory = (spec: ConnectorSpec, deps: ConnectorDeps) => UpstreamConnector;
 
+/** What picks a connection's connector: its provider, auth type and upstream protocol. */
+export type ConnectorIdentity = Pick<ConnectorSpec, "provider" | "authType" | "protocol">;
+
 /**
- * Provider ids served by the generic OpenAI-compatible connector (static key or keyless). A
- * provider with its own quirks gets its own folder instead.
+ * Which connector serves a connection: a registered factory (`key` as registered, lower-case:
+ * `codex`, `claude/oauth`) or the generic connector of its protocol.
  */
-export const OPENAI_COMPATIBLE_PROVIDERS: readonly string[] = [
-  "openai",
-  "openai-compatible",
-  "google",
-  "groq",
-  "deepseek",
-  "mistral",
-  "xai",
-  "together",
-  "fireworks",
-  "cerebras",
-  "ollama",
-  "lmstudio",
-  "vllm",
-  "llamacpp",
-];
+export type ConnectorChoice =
+  | { readonly kind: "own"; readonly key: string }
+  | { readonly kind: "generic"; readonly protocol: GenericProtocol };
 
 /** Maps provider ids (optionally `provider/authType`) to connector factories. */
 export interface ConnectorRegistry {
   /**
-   * The connector for `spec`: the `provider/authType` entry if there is one, else the `provider`
-   * entry. Throws ConnectorError `unknown_provider` listing the known ids otherwise.
+   * The connector {@link ConnectorRegistry.choose} picks for `spec`. Throws ConnectorError
+   * `unknown_provider` with {@link ConnectorRegistry.unservedReason} when there is none, and
+   * whatever the chosen factory throws for settings that do not fit it.
    */
   create(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector;
+  /**
+   * The connector of a connection, in this order: the `provider/authType` entry, the `provider`
+   * entry, then the generic connector of its `protocol` (`openai`, `anthropic`,
+   * `openai-responses`; `openai` when the connection names none). Null when none applies (no
+   * entry, and a protocol without a generic connector). Provider ids and auth types are matched
+   * case-insensitively.
+   */
+  choose(connection: ConnectorIdentity): ConnectorChoice | null;
+  /**
+   * Why no connector serves `connection`, naming the providers that have one of their own and
+   * the protocols that have a generic one (for errors and `planfirst check`).
+   */
+  unservedReason(connection: ConnectorIdentity): string;
   /** Registered keys (`codex`, `claude/oauth`…), sorted. */
   known(): string[];
-  /** True when `create` would find a factory for this provider and auth type. */
-  has(provider: string, authType: string): boolean;
+  /**
+   * True when `create` would find a connector for this provider, auth type and protocol
+   * (`openai` when omitted).
+   */
+  has(provider: string, authType: string, protocol?: ConnectorSpec["protocol"]): boolean;
 }
 
-/** The connectors planfirst ships, by key. */
+/**
+ * The connectors planfirst ships, by key. Every other provider id (groq, deepseek, mistral,
+ * ollama, vLLM, a coding plan from a provider not listed here…) is served by the generic
+ * connector of its protocol.
+ */
 export const BUILT_IN_CONNECTORS: Readonly<Record<string, ConnectorFactory>> = Object.freeze({
   anthropic: (spec) => createAnthropicConnector(spec),
   "anthropic/oauth": createClaudeOauthConnector,
@@ -60,17 +76,11 @@ export const BUILT_IN_CONNECTORS: Readonly<Record<string, ConnectorFactory>> = O
   openrouter: (spec) => createOpenRouterConnector(spec),
   zai: (spec) => createZaiConnector(spec),
   kimi: createKimiConnector,
-  ...Object.fromEntries(
-    OPENAI_COMPATIBLE_PROVIDERS.map((id) => [
-      id,
-      (spec: ConnectorSpec) => createOpenAiCompatibleConnector(spec),
-    ]),
-  ),
 });
 
 /**
- * A registry of the built-in connectors plus `extra` (which win on the same key). Provider ids
- * are matched case-insensitively.
+ * A registry of the built-in connectors plus `extra` (which win on the same key), falling back
+ * to the generic connectors.
  */
 export function createConnectorRegistry(
   extra: Readonly<Record<string, ConnectorFactory>> = {},
@@ -79,23 +89,34 @@ export function createConnectorRegistry(
   for (const [key, factory] of Object.entries({ ...BUILT_IN_CONNECTORS, ...extra })) {
     factories.set(key.toLowerCase(), factory);
   }
-  const lookup = (provider: string, authType: string) => {
-    const id = provider.trim().toLowerCase();
-    return factories.get(`${id}/${authType.trim().toLowerCase()}`) ?? factories.get(id);
+  const known = () => [...factories.keys()].sort();
+  const choose = (connection: ConnectorIdentity): ConnectorChoice | null => {
+    const id = connection.provider.trim().toLowerCase();
+    const withAuth = `${id}/${connection.authType.trim().toLowerCase()}`;
+    if (factories.has(withAuth)) return { kind: "own", key: withAuth };
+    if (factories.has(id)) return { kind: "own", key: id };
+    // A spec that names no wire speaks chat completions, as the plan connectors assume too.
+    const protocol = connection.protocol ?? "openai";
+    return isGenericProtocol(protocol) ? { kind: "generic", protocol } : null;
   };
+  const unservedReason = (connection: ConnectorIdentity) =>
+    `no connector for provider "${connection.provider}" (authType "${connection.authType}"), and protocol "${connection.protocol}" has no generic connector; providers with a connector of their own: ${known().join(", ")}; generic connectors: ${GENERIC_PROTOCOLS.join(", ")}`;
   return {
     create(spec, deps) {
-      const factory = lookup(spec.provider, spec.authType);
-      if (!factory) {
+      const choice = choose(spec);
+      if (choice === null) {
         throw new ConnectorError({
           code: "unknown_provider",
-          message: `connection ${spec.id}: no connector for provider "${spec.provider}" (authType "${spec.authType}"); known: ${[...factories.keys()].sort().join(", ")}`,
+          message: `connection ${spec.id}: ${unservedReason(spec)}`,
           connectionId: spec.id,
         });
       }
-      return factory(spec, deps);
+      if (choice.kind === "generic") return createGenericConnector(spec, choice.protocol);
+      return factories.get(choice.key)!(spec, deps);
     },
-    known: () => [...factories.keys()].sort(),
-    has: (provider, authType) => lookup(provider, authType) !== undefined,
+    choose,
+    unservedReason,
+    known,
+    has: (provider, authType, protocol) => choose({ provider, authType, protocol }) !== null,
   };
 }

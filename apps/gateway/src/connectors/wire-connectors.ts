@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ResolvedSecrets } from "../config/secrets";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
+import type { OnboardingPoll } from "./connector-spec";
 import type { CredentialPersistence } from "./credential-persistence";
 import { type ConnectorRegistry, createConnectorRegistry } from "./registry";
 
@@ -17,9 +19,11 @@ export interface WiredConnectors {
 }
 
 /**
- * Builds one connector per enabled connection (`registry.create(spec, { persistence, now })`).
+ * Builds one connector per enabled connection (`registry.create(spec, deps)`).
  * A connection its connector refuses is disabled, not fatal: the gateway starts without it and
- * `planfirst check` names the problem, as for an unset credential variable.
+ * `planfirst check` names the problem, as for an unset credential variable. With `reuse` (the
+ * connectors a running gateway wired before a reload), a connection whose spec is unchanged
+ * keeps its connector object, so its token, refresh and project state carry over.
  */
 export function wireConnectors(
   secrets: ResolvedSecrets,
@@ -27,6 +31,9 @@ export function wireConnectors(
     persistence: CredentialPersistence;
     now: () => number;
     registry?: ConnectorRegistry;
+    /** How account setups are polled (Code Assist onboarding); default the connector's. */
+    onboardingPoll?: OnboardingPoll;
+    reuse?: WiredConnectors;
   },
 ): WiredConnectors {
   const registry = options.registry ?? createConnectorRegistry();
@@ -40,9 +47,18 @@ export function wireConnectors(
     warnings.push(`connection ${id} is disabled: ${reason}`);
   };
   for (const [id, spec] of secrets.specs ?? []) {
+    const kept = options.reuse?.connectors.get(id);
+    if (kept && isDeepStrictEqual(options.reuse?.secrets.specs?.get(id), spec)) {
+      connectors.set(id, kept);
+      continue;
+    }
     let connector: UpstreamConnector;
     try {
-      connector = registry.create(spec, { persistence: options.persistence, now: options.now });
+      connector = registry.create(spec, {
+        persistence: options.persistence,
+        now: options.now,
+        ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
+      });
     } catch (error) {
       if (!ConnectorError.isInstance(error)) throw error;
       disable(id, error.message);

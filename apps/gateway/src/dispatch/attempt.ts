@@ -31,12 +31,18 @@ export class Attempt {
   }
 
   /**
-   * Falls through to the next target: records `outcome`, counts it, and with `cool` puts the
-   * connection on an `overloaded` cooldown (the upstream failed, not the client). `log` is
-   * written at info with the request id, connection, model and status.
+   * Falls through to the next target: records `outcome` (and `reason`, the problem in words, when
+   * the upstream named one), counts it, and with `cool` puts the connection on an `overloaded`
+   * cooldown (the upstream failed, not the client). `log` is written with the request id,
+   * connection, model and status: at info, or at warn with a `reason`, since only the operator
+   * can fix what it names.
    */
-  fallThrough(outcome: string, options: { cool?: boolean; log?: string } = {}): void {
+  fallThrough(
+    outcome: string,
+    options: { cool?: boolean; log?: string; reason?: string | undefined } = {},
+  ): void {
     this.record.outcome = outcome;
+    if (options.reason) this.record.reason = options.reason;
     const { target } = this;
     if (options.cool) {
       this.deps.cooldowns.fail(
@@ -47,17 +53,25 @@ export class Attempt {
     }
     this.deps.metrics.countFallthrough(target.rung, this.connectionId, outcome);
     if (options.log) {
-      this.deps.logger.info(
-        {
-          requestId: this.requestId,
-          connection: this.connectionId,
-          model: target.model,
-          ...(this.record.status === undefined ? {} : { status: this.record.status }),
-          outcome,
-        },
-        options.log,
-      );
+      const fields = {
+        requestId: this.requestId,
+        connection: this.connectionId,
+        model: target.model,
+        ...(this.record.status === undefined ? {} : { status: this.record.status }),
+        outcome,
+        ...(options.reason ? { reason: options.reason } : {}),
+      };
+      if (options.reason) this.deps.logger.warn(fields, options.log);
+      else this.deps.logger.info(fields, options.log);
     }
+  }
+
+  /**
+   * The client went away during this attempt: recorded as `client_closed` so the attempt does
+   * not read as served; nothing is counted or cooled (the upstream did nothing wrong).
+   */
+  clientClosed(): void {
+    this.record.outcome = "client_closed";
   }
 
   /** The upstream answered with `status` (recorded in the attempt). */

@@ -2,13 +2,14 @@ import type { LadderOptions } from "@planfirst/subscription-ladder";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayDeps } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
-import type { PoolLiveState } from "../routing/exclusions";
+import { cooldownReasonOf, type PoolLiveState } from "../routing/exclusions";
 import { connectionReasons, type ExplainSource } from "../routing/explain-model";
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
+import { isClientGone } from "./client-gone";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -48,6 +49,8 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     quotaState: (provider, connectionId, model) => quotaCache.get(provider, connectionId, model),
     isCoolingDown: (connectionId, model) => cooldowns.isCoolingDown(connectionId, model),
     cooldownUntil: (connectionId, model) => cooldowns.cooldownUntil(connectionId, model),
+    cooldownReason: (connectionId, model) =>
+      cooldownReasonOf(cooldowns.activeCooldowns(connectionId), model),
     ...planSignals(deps, ladderOptions, deps.config.subscriptionLadder.maxStateAgeMs),
   };
   const explainSource: ExplainSource = { table, ladderOptions, live, now };
@@ -145,6 +148,7 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimited: false,
       rateLimitRetryAt: null,
     };
+    if (request.trace) request.trace.attempts = state.attempts;
     for (const target of targets) {
       const attempt = new Attempt(deps, target, request.requestId);
       state.attempts.push(attempt.record);
@@ -169,6 +173,9 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       try {
         const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
         if (outcome.served) return outcome.served;
+      } catch (error) {
+        if (isClientGone(error)) attempt.clientClosed();
+        throw error;
       } finally {
         admission.hold.release();
       }

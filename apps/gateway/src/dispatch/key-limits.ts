@@ -19,17 +19,23 @@ interface KeyUsage {
 }
 
 /**
- * The dispatcher with each client key's `maxConcurrent` and `requestsPerMinute` enforced before
- * routing: over either, the request is refused with `429 key_rate_limited` and a `Retry-After`
- * (the earliest a slot frees: 1 s for concurrency, the oldest start leaving the last 60 s for the
- * rate) and nothing is routed, reserved or sent. The rate is a sliding 60 s window on the
- * injected clock, per gateway process (each replica counts its own requests). A request holds
- * its concurrency slot until its answer is whole, or a stream until it ends or its client
- * goes away; the slot is given back exactly once on every path. A key without limits goes
- * straight to the dispatcher: no lookup, no await, no allocation; so does an unbilled call
- * (`count_tokens`), which is not counted.
+ * Each client key's requests in flight and recent starts in this process, against its
+ * `maxConcurrent` and `requestsPerMinute`. One per gateway process, shared by every
+ * configuration it serves, so a reload neither frees the slots of requests in flight nor
+ * forgets the last minute.
  */
-export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Dispatcher {
+export interface KeyLimiter {
+  /**
+   * Takes a slot for a request of `client` and returns the function that gives it back (call it
+   * once; later calls do nothing). Over either limit throws `GatewayError` `key_rate_limited`
+   * with a `Retry-After`: 1 s for concurrency, the time until the oldest start leaves the last
+   * 60 s for the rate.
+   */
+  admit(client: ClientIdentity, limits: ClientKeyLimits): () => void;
+}
+
+/** Creates a limiter on the injected clock (epoch ms). */
+export function createKeyLimiter(now: () => number): KeyLimiter {
   const usage = new Map<string, KeyUsage>();
 
   const usageOf = (keyId: string, limits: ClientKeyLimits): KeyUsage => {
@@ -47,35 +53,53 @@ export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Disp
     return held;
   };
 
-  const limited = (client: ClientIdentity, limits: ClientKeyLimits): KeyUsage => {
-    const held = usageOf(client.id, limits);
-    const { maxConcurrent, requestsPerMinute } = limits;
-    if (maxConcurrent !== null && held.inFlight >= maxConcurrent) {
-      throw rateLimited(
-        `client key "${client.id}" has ${held.inFlight} requests in flight, its maxConcurrent`,
-        1,
-      );
-    }
-    const nowMs = now();
-    if (requestsPerMinute !== null && held.filled === requestsPerMinute) {
-      const oldestMs = held.starts[held.next]!;
-      const freeAtMs = oldestMs + RATE_WINDOW_MS;
-      if (freeAtMs > nowMs) {
+  return {
+    admit(client, limits) {
+      const held = usageOf(client.id, limits);
+      const { maxConcurrent, requestsPerMinute } = limits;
+      if (maxConcurrent !== null && held.inFlight >= maxConcurrent) {
         throw rateLimited(
-          `client key "${client.id}" started ${requestsPerMinute} requests in the last 60 s, its requestsPerMinute`,
-          Math.max(1, Math.ceil((freeAtMs - nowMs) / 1000)),
+          `client key "${client.id}" has ${held.inFlight} requests in flight, its maxConcurrent`,
+          1,
         );
       }
-    }
-    if (requestsPerMinute !== null) {
-      held.starts[held.next] = nowMs;
-      held.next = (held.next + 1) % requestsPerMinute;
-      if (held.filled < requestsPerMinute) held.filled += 1;
-    }
-    held.inFlight += 1;
-    return held;
+      const nowMs = now();
+      if (requestsPerMinute !== null && held.filled === requestsPerMinute) {
+        const freeAtMs = held.starts[held.next]! + RATE_WINDOW_MS;
+        if (freeAtMs > nowMs) {
+          throw rateLimited(
+            `client key "${client.id}" started ${requestsPerMinute} requests in the last 60 s, its requestsPerMinute`,
+            Math.max(1, Math.ceil((freeAtMs - nowMs) / 1000)),
+          );
+        }
+      }
+      if (requestsPerMinute !== null) {
+        held.starts[held.next] = nowMs;
+        held.next = (held.next + 1) % requestsPerMinute;
+        if (held.filled < requestsPerMinute) held.filled += 1;
+      }
+      held.inFlight += 1;
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        held.inFlight -= 1;
+      };
+    },
   };
+}
 
+/**
+ * The dispatcher with each client key's `maxConcurrent` and `requestsPerMinute` enforced by
+ * `limiter` before routing: over either, the request is refused with `429 key_rate_limited` and
+ * nothing is routed, reserved or sent. The rate is a sliding 60 s window on the injected clock,
+ * per gateway process (each replica counts its own requests). A request holds its concurrency
+ * slot until its answer is whole, or a stream until it ends or its client goes away; the slot
+ * is given back exactly once on every path. A key without limits goes straight to the
+ * dispatcher: no lookup, no await, no allocation; so does an unbilled call (`count_tokens`),
+ * which is not counted.
+ */
+export function limitClientKeys(dispatcher: Dispatcher, limiter: KeyLimiter): Dispatcher {
   return {
     table: dispatcher.table,
     ladderOptions: dispatcher.ladderOptions,
@@ -84,18 +108,12 @@ export function limitClientKeys(dispatcher: Dispatcher, now: () => number): Disp
       const limits = request.client.limits;
       // A count of tokens bills nothing and answers at once: it is not one of the key's requests.
       if (!limits || request.unbilled) return dispatcher.dispatch(request);
-      let held: KeyUsage;
+      let giveBack: () => void;
       try {
-        held = limited(request.client, limits);
+        giveBack = limiter.admit(request.client, limits);
       } catch (error) {
         return Promise.reject(error);
       }
-      let open = true;
-      const giveBack = () => {
-        if (!open) return;
-        open = false;
-        held.inFlight -= 1;
-      };
       return dispatcher.dispatch(request).then(
         (reply) => holdUntilEnd(reply, giveBack),
         (error: unknown) => {

@@ -16,14 +16,21 @@ export function isClientFault(status: number): boolean {
   return RETURN_TO_CLIENT.has(status);
 }
 
+/** Failure kinds that say a 4xx is about the connection, not the client's request. */
+const CONNECTION_FAULTS: ReadonlySet<UpstreamFailure["kind"]> = new Set([
+  "money_refusal",
+  "misconfigured",
+]);
+
 /**
  * True when an upstream answer goes back to the client as its own fault: a client-fault status
- * that the parser did not read as a money refusal. A Claude 400 "Third-party apps now draw from
- * your extra usage…" says this connection would bill, not that the request is wrong (E4): the
- * request falls through to the next target instead.
+ * that the parser did not read as the connection's own problem. A Claude 400 "Third-party apps
+ * now draw from your extra usage…" says this connection would bill (E4); a Copilot 400 "missing
+ * Editor-Version header" says the connection is set up wrong. Neither says the request is wrong:
+ * the request falls through to the next target instead.
  */
 export function isClientFaultAnswer(status: number, failure: UpstreamFailure | undefined): boolean {
-  return isClientFault(status) && failure?.kind !== "money_refusal";
+  return isClientFault(status) && (failure === undefined || !CONNECTION_FAULTS.has(failure.kind));
 }
 
 /**
@@ -31,6 +38,8 @@ export function isClientFaultAnswer(status: number, failure: UpstreamFailure | u
  * failure the provider's parser did not name is read from the bare status (quota-cache's
  * `failureOfStatus`), except for the client's own faults, which say nothing about the
  * connection. The failure, if any, is recorded and cools the connection for the model.
+ * `signalsProvider` picks quota-cache's parser (the connector's `signalsProvider`, else the
+ * target's provider).
  */
 export function observeResponse(
   deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "now" | "metrics" | "logger">,
@@ -40,9 +49,10 @@ export function observeResponse(
   body: unknown,
   /** The connector's own reading of the failure; wins over the generic parser's. */
   classified?: UpstreamFailure | null,
+  signalsProvider: string = target.provider,
 ): UpstreamFailure | undefined {
   const connectionId = target.connection.config.id;
-  const signals = parseResponseSignals(target.provider, {
+  const signals = parseResponseSignals(signalsProvider, {
     status,
     headers,
     body,

@@ -7,6 +7,7 @@ import type { PoolLiveState } from "../routing/exclusions";
 import { probeTargets } from "../routing/probe-targets";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { Attempt } from "./attempt";
+import { isClientGone } from "./client-gone";
 import { FREE_ADMISSION } from "./reservation";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest } from "./types";
@@ -49,6 +50,7 @@ export async function probePlans(
     rateLimited: false,
     rateLimitRetryAt: null,
   };
+  if (request.trace) request.trace.attempts = state.attempts;
   for (const target of probeTargets(
     table,
     resolution.groups,
@@ -81,6 +83,9 @@ export async function probePlans(
         }
         return { served: outcome.served, attempts: state.attempts };
       }
+    } catch (error) {
+      if (isClientGone(error)) attempt.clientClosed();
+      throw error;
     } finally {
       await lease.release();
     }

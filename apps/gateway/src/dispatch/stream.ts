@@ -83,7 +83,8 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
         "client_closed",
         deps.now(),
       );
-      await settle(inputs, relay);
+      const costUsd = await settle(inputs, relay);
+      request.trace?.booked(relay.usage(), costUsd);
       return { ok: false, reason: "client_closed", clientGone: true };
     }
     return { ok: false, reason: "stream_failed_before_first_byte" };
@@ -112,6 +113,16 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
   });
   if (inputs.reservation) headers["x-planfirst-cost-basis"] = "reserved-upper-bound";
   writeDropped(headers, inputs.prepared.dropped);
+  const trace = request.trace;
+  if (trace) {
+    trace.answeredBy(
+      target.rung,
+      target.connection.config.id,
+      target.model,
+      inputs.prepared.dropped,
+    );
+    trace.firstByte();
+  }
   const source = new UpstreamStreamSource(inputs, relay, iterator, first, upstreamDone);
   return { ok: true, reply: { kind: "stream", status: 200, headers, source } };
 }
@@ -185,9 +196,19 @@ class UpstreamStreamSource implements ClientStreamSource {
   private finish(outcome: string): Promise<string> {
     if (this.settled) return Promise.resolve("0");
     this.settled = true;
-    const { deps, target } = this.inputs;
+    const { deps, target, request } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
-    return settle(this.inputs, this.relay);
+    const settled = settle(this.inputs, this.relay);
+    const trace = request.trace;
+    if (trace) {
+      const usage = this.relay.usage();
+      // The stream's record is complete only now: its usage, its cost and how it ended.
+      void settled.then((costUsd) => {
+        trace.booked(usage, costUsd);
+        trace.end(200, outcome === "ok" ? "served" : outcome);
+      });
+    }
+    return settled;
   }
 }
 

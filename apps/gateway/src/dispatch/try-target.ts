@@ -1,3 +1,4 @@
+import type { UpstreamFailure } from "@planfirst/quota-cache";
 import { ConnectorError } from "../connectors/connector-error";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
@@ -114,6 +115,7 @@ export async function tryTarget(
       response.headers,
       body,
       context.calls.classify(target, response.status, response.headers, body ?? text),
+      context.calls.signalsProvider(target),
     );
     if (isClientFaultAnswer(response.status, failure)) {
       const clientText = redactor.redact(text);
@@ -132,12 +134,23 @@ export async function tryTarget(
       state.rateLimitRetryAt = failure?.retryAt ?? failure?.resetAt ?? null;
     }
     attempt.fallThrough(failure?.kind ?? "upstream_error", {
-      log: "upstream refused, falling through",
+      log: failure?.detail
+        ? `${failure.detail}, falling through`
+        : "upstream refused, falling through",
+      reason: failure?.detail,
     });
     return FELL_THROUGH;
   }
 
-  observeResponse(deps, target, response.status, response.headers, undefined);
+  observeResponse(
+    deps,
+    target,
+    response.status,
+    response.headers,
+    undefined,
+    null,
+    context.calls.signalsProvider(target),
+  );
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
     const whole = {
@@ -178,20 +191,31 @@ export async function tryTarget(
 }
 
 /**
- * The connection's credential could not be had (a refresh refused, no stored login): that
- * connection alone is cooled as `auth_invalid` until it is logged in again, and the request
- * falls through to the next target. The error names the connection, never a token.
+ * How a connector's refusal cools its connection: an account that could not be set up (Code
+ * Assist onboarding refused or not done in time) is the connection's own setup, fixed by its
+ * operator or by the provider, so it is `misconfigured` (a short cooldown naming the problem);
+ * anything else about the credential needs a new login (`auth_invalid`).
+ */
+function credentialFailure(error: ConnectorError): UpstreamFailure {
+  const base = { retryAt: null, resetAt: null, code: error.code };
+  if (error.code === "account_setup_failed") {
+    return { ...base, kind: "misconfigured", detail: error.message };
+  }
+  return { ...base, kind: "auth_invalid" };
+}
+
+/**
+ * The connection's credential or account could not be had (a refresh refused, no stored login,
+ * an account that could not be set up): that connection alone is cooled (see
+ * `credentialFailure`), and the request falls through to the next target. The error names the
+ * connection, never a token.
  */
 function credentialFailed(
   context: TargetContext,
   attempt: Attempt,
   error: ConnectorError,
 ): TargetOutcome {
-  context.deps.cooldowns.fail(
-    attempt.connectionId,
-    { kind: "auth_invalid", retryAt: null, resetAt: null, code: error.code },
-    undefined,
-  );
+  context.deps.cooldowns.fail(attempt.connectionId, credentialFailure(error), undefined);
   attempt.fallThrough(error.code, { log: error.message });
   return FELL_THROUGH;
 }

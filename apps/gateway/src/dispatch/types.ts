@@ -1,5 +1,6 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { GatewayReply } from "../http/reply";
+import type { RequestTrace } from "../observability/request-log/request-trace";
 import type { ProtocolName, WireProtocol } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
@@ -34,6 +35,12 @@ export interface ClientRequest {
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;
+  /**
+   * The request's entry in the request log: the dispatch path records where the request went
+   * and what it cost on it (and sets `sessionHash` and `waitedMs` when it knows them). Absent
+   * for calls the log does not keep (`count_tokens`).
+   */
+  trace?: RequestTrace;
 }
 
 /** Client headers a route read for forwarding upstream, names in lower case. */

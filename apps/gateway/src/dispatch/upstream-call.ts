@@ -130,6 +130,11 @@ export class UpstreamCalls {
     });
   }
 
+  /** The provider id whose quota-cache parser reads `target`'s answers (see `signalsProvider`). */
+  signalsProvider(target: DispatchTarget): string {
+    return this.connectors.get(target.connection.config.id)?.signalsProvider ?? target.provider;
+  }
+
   /** The connector's own reading of an error answer, or null to leave it to quota-cache's. */
   classify(
     target: DispatchTarget,

@@ -22,6 +22,12 @@ export function clientFaultReply(
   raw?: { readonly text: string; readonly prepared: UpstreamBody },
 ): GatewayReply {
   attempt.finish("client_error");
+  request.trace?.answeredBy(
+    attempt.target.rung,
+    attempt.connectionId,
+    attempt.target.model,
+    raw?.prepared.dropped ?? [],
+  );
   const headers: Record<string, string> = { "content-type": "application/json" };
   writeReceipt(headers, receiptOf(attempt.target, attemptCount, "0"));
   if (raw && raw.prepared.protocol === request.api && body !== undefined) {

@@ -48,6 +48,11 @@ export async function replyWhole(
       )
     : "0";
   attempt.finish("ok");
+  const trace = request.trace;
+  if (trace) {
+    trace.answeredBy(attempt.target.rung, attempt.connectionId, attempt.target.model, dropped);
+    trace.booked(usage, costUsd);
+  }
   const headers: Record<string, string> = { "content-type": "application/json" };
   writeReceipt(headers, receiptOf(attempt.target, context.attemptCount, costUsd));
   writeDropped(headers, dropped);

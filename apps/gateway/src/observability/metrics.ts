@@ -30,6 +30,8 @@ export interface GatewayMetrics {
   observeUpstreamLatency(connection: string, latencyMs: number): void;
   /** An upstream time (reset, retry) beyond what its window allows was dropped. */
   countImplausibleTime(connection: string, source: string): void;
+  /** Request records dropped unwritten because the request log's queue was full. */
+  countRequestLogDropped(count: number): void;
   /** Registers a gauge family collected at scrape time. */
   registerGauge(name: string, help: string, collect: () => GaugeSample[]): void;
   /** Requests per rung over the last `windowMs` (default one hour). */
@@ -48,6 +50,7 @@ export function createMetrics(): GatewayMetrics {
   const fallthroughs = new Map<string, number>();
   const implausibleTimes = new Map<string, number>();
   const latency = new Map<string, Histogram>();
+  let requestLogDropped = 0;
   const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
   // Requests per rung per minute for the last hour: minute index → rung → count.
   const perMinute = new Map<number, Map<string, number>>();
@@ -120,6 +123,9 @@ export function createMetrics(): GatewayMetrics {
       histogram.sum += seconds;
       histogram.count++;
     },
+    countRequestLogDropped(count) {
+      requestLogDropped += count;
+    },
     registerGauge(name, help, collect) {
       gauges.push({ name, help, collect });
     },
@@ -154,6 +160,11 @@ export function createMetrics(): GatewayMetrics {
         "counter",
         "Upstream reset or retry times dropped as beyond their window, by connection and source.",
         implausibleTimes,
+      );
+      lines.push(
+        "# HELP planfirst_request_log_dropped_total Request records dropped because the request log's write queue was full.",
+        "# TYPE planfirst_request_log_dropped_total counter",
+        `planfirst_request_log_dropped_total ${requestLogDropped}`,
       );
       lines.push("# HELP planfirst_upstream_latency_seconds Time to upstream response headers.");
       lines.push("# TYPE planfirst_upstream_latency_seconds histogram");

@@ -1,4 +1,4 @@
-import type { QuotaState } from "@planfirst/quota-cache";
+import { type Cooldown, type QuotaState, scopeAppliesToModel } from "@planfirst/quota-cache";
 import type { ClientIdentity } from "./client-identity";
 
 /**
@@ -12,6 +12,11 @@ export interface PoolLiveState {
   isCoolingDown(connectionId: string, model: string): boolean;
   /** When a cooldown ends (epoch ms or ISO); read only to explain one. */
   cooldownUntil?(connectionId: string, model: string): unknown;
+  /**
+   * The problem a cooldown in force names in words ("Copilot refused the request: missing
+   * Editor-Version header"), see {@link cooldownReasonOf}; read only to explain one.
+   */
+  cooldownReason?(connectionId: string, model: string): string | undefined;
   /**
    * S2b: true while a refresh or probe of a plan connection is due or in flight (its reading is
    * past its reset and can be retaken, or a probe holds its lease), so a strict error says
@@ -53,8 +58,26 @@ export function describeExclusion(
 ): string {
   if (kind === "client_scope") return "not usable by this client key";
   const until = live.cooldownUntil?.(connectionId, model);
+  const reason = live.cooldownReason?.(connectionId, model);
   const bills = live.billingEvidence?.(connectionId);
-  return `cooling down${until ? ` until ${formatInstant(until)}` : ""}${bills ? `; ${bills}` : ""}`;
+  return `cooling down${until ? ` until ${formatInstant(until)}` : ""}${reason ? `: ${reason}` : ""}${bills ? `; ${bills}` : ""}`;
+}
+
+/**
+ * The reason of the first cooldown in force that covers `model` (account-wide, or scoped to a
+ * model whose scope applies) and names one; undefined when none does.
+ */
+export function cooldownReasonOf(
+  cooldowns: readonly Cooldown[],
+  model: string,
+): string | undefined {
+  for (const cooldown of cooldowns) {
+    if (cooldown.reason === null) continue;
+    if (cooldown.model === null || scopeAppliesToModel(cooldown.model, model)) {
+      return cooldown.reason;
+    }
+  }
+  return undefined;
 }
 
 function formatInstant(value: unknown): string {

@@ -57,6 +57,11 @@ export interface StatusCooldown {
   until: string;
   /** The upstream's own reset instant, when it gave one. */
   resetAt: string | null;
+  /**
+   * The problem in words when the upstream named it ("Copilot refused the request: missing
+   * Editor-Version header"); null otherwise. Never carries a credential.
+   */
+  reason: string | null;
 }
 
 function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
@@ -66,6 +71,7 @@ function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
     since: cooldown.since,
     until: cooldown.until,
     resetAt: cooldown.resetAt,
+    reason: cooldown.reason,
   };
 }
 

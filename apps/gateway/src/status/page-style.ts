@@ -50,6 +50,13 @@ h2{font-size:1.1rem;margin:1.25rem 0 .5rem}
 .legend{list-style:none;padding:0;margin:.25rem 0 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.8rem}
 .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.3em;background:var(--lc,var(--rc))}
 .s0{--lc:var(--s0)}.s1{--lc:var(--s1)}.s2{--lc:var(--s2)}.s3{--lc:var(--s3)}.s4{--lc:var(--s4)}.s5{--lc:var(--s5)}
+.below{padding:0 1rem 2rem;max-width:1400px;margin:0 auto}
+.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin:.25rem 0 .75rem;font-size:.85rem}
+.filters input,.filters select,.filters button{font:inherit;padding:.25rem .4rem;border-radius:4px;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+.table-scroll{overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:var(--card)}
+#requests-table{border-collapse:collapse;width:100%;font-size:.82rem;font-variant-numeric:tabular-nums}
+#requests-table th,#requests-table td{padding:.3rem .5rem;text-align:left;white-space:nowrap;border-bottom:1px solid var(--line)}
+#requests-table th{font-weight:600;color:var(--muted)}
 .login{max-width:24rem;margin:3rem auto;padding:1rem}.login form{display:flex;flex-direction:column;gap:.5rem}
 .login input,.login button{font:inherit;padding:.5rem;border-radius:4px;border:1px solid var(--line);background:var(--card);color:var(--fg)}
 .login button{background:var(--focus);color:var(--bg);border:0;font-weight:600}

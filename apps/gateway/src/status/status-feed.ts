@@ -20,10 +20,14 @@ export interface StatusFeedOptions {
   heartbeatMs?: number;
 }
 
-/** A listener of the feed: `push` on each change, `heartbeat` while nothing changes. */
+/**
+ * A listener of the feed: `push` on each change, `heartbeat` while nothing changes, `end` when
+ * the feed closes (its event stream should end, so the page reconnects).
+ */
 export interface StatusListener {
   push(push: StatusPush): void;
   heartbeat(): void;
+  end?(): void;
 }
 
 /**
@@ -38,7 +42,7 @@ export interface StatusFeed {
   subscribe(listener: StatusListener): () => void;
   /** The current snapshot and rendering. */
   current(): Promise<StatusPush>;
-  /** Stops timers and drops listeners. */
+  /** Stops timers, tells every listener to end and drops them. */
   close(): void;
 }
 
@@ -122,7 +126,9 @@ export function createStatusFeed(
     current,
     close() {
       stop();
+      const ending = [...listeners];
       listeners.clear();
+      for (const listener of ending) listener.end?.();
     },
   };
 }

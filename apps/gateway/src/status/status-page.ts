@@ -4,6 +4,8 @@ import { escapeHtml } from "./html";
 import { formatSpan } from "./pace";
 import { PAGE_SCRIPT } from "./page-script";
 import { PAGE_STYLE } from "./page-style";
+import { REQUESTS_SCRIPT } from "./requests-script";
+import { type RequestsTable, renderRequestsSection } from "./requests-table";
 import { type ChartSeries, cssName, lineChart, requestsChart } from "./status-charts";
 
 type StatusConnection = GatewayStatus["connections"][number];
@@ -11,9 +13,14 @@ type StatusConnection = GatewayStatus["connections"][number];
 /**
  * The `GET /` status page: one self-contained HTML document (inline CSS, SVG and a small script,
  * no external asset). Without JavaScript it is a complete snapshot; with it, the `<main>` is
- * replaced by every `/v1/status/events` push and the reset countdowns tick.
+ * replaced by every `/v1/status/events` push and the reset countdowns tick. `requests`, when
+ * given, adds the request table after `<main>` (its rows refresh on their own).
  */
-export function renderStatusPage(status: GatewayStatus, history: readonly HistoryBucket[]): string {
+export function renderStatusPage(
+  status: GatewayStatus,
+  history: readonly HistoryBucket[],
+  requests?: RequestsTable,
+): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><title>planfirst status</title>
@@ -24,7 +31,8 @@ export function renderStatusPage(status: GatewayStatus, history: readonly Histor
 <main id="status" data-now="${escapeHtml(status.evaluatedAt)}">
 ${renderStatusMain(status, history)}
 </main>
-<script>${PAGE_SCRIPT}</script>
+${requests ? `<div class="below">${renderRequestsSection(requests)}</div>` : ""}
+<script>${PAGE_SCRIPT}</script>${requests ? `<script>${REQUESTS_SCRIPT}</script>` : ""}
 </body></html>`;
 }
 

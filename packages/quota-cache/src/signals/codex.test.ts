@@ -61,7 +61,7 @@ describe("parseCodexResponse", () => {
     expect(failure?.resetAt).toBe("2026-01-02T14:00:00.000Z");
   });
 
-  it("model at capacity is overloaded; usage_not_included is a hard stop", () => {
+  it("model at capacity is overloaded; usage_not_included is the login's misconfiguration", () => {
     const capacity = parseCodexResponse({
       status: 429,
       headers: {},
@@ -79,7 +79,10 @@ describe("parseCodexResponse", () => {
       body: { error: { type: "usage_not_included" } },
       observedAtMs,
     });
-    expect(notIncluded.failure?.kind).toBe("credits_exhausted");
+    expect(notIncluded.failure).toMatchObject({
+      kind: "misconfigured",
+      detail: "the ChatGPT plan of this login does not include Codex",
+    });
   });
 
   it("other 429s are transient rate limits", () => {

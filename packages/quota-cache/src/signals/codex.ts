@@ -67,8 +67,8 @@ function readHeaderWindows(context: ResponseContext): CodexWindowReading[] {
  * absent.
  *
  * Failures: 429 `usage_limit_reached` → window_exhausted, reset at body `resets_at` (epoch s),
- * else `resets_in_seconds`, else the exhausted window's header reset; `usage_not_included` →
- * credits_exhausted; "at capacity" → overloaded; other 429s → rate_limited; 401/403 → auth_invalid.
+ * else `resets_in_seconds`, else the exhausted window's header reset; `usage_not_included` (the
+ * plan does not include Codex) → misconfigured; "at capacity" → overloaded; other 429s → rate_limited; 401/403 → auth_invalid.
  * Overage evidence from `x-codex-credits-has-credits` / `-unlimited` (true → on, both false → off).
  */
 export function parseCodexResponse(input: ResponseInput): ResponseSignals {
@@ -105,7 +105,10 @@ export function parseCodexResponse(input: ResponseInput): ResponseSignals {
       code: "usage_limit_reached",
     });
   } else if (kind === "usage_not_included") {
-    failure = makeFailure("credits_exhausted", { code: kind });
+    failure = makeFailure("misconfigured", {
+      code: kind,
+      detail: "the ChatGPT plan of this login does not include Codex",
+    });
   } else if (status === 401 || status === 403) {
     failure = makeFailure("auth_invalid", { code: kind });
   } else if (

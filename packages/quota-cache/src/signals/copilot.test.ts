@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import missingEditorVersion from "./__fixtures__/copilot-400-missing-editor-version.json";
+import unknownIntegrationId from "./__fixtures__/copilot-400-unknown-integration-id.json";
 import quotaExceeded from "./__fixtures__/copilot-402-quota-exceeded.json";
 import modelLimited from "./__fixtures__/copilot-429-retry-after.json";
 import weekly from "./__fixtures__/copilot-429-weekly.json";
@@ -56,5 +58,35 @@ describe("parseCopilotResponse", () => {
     expect(parseCopilotResponse({ status: 403, headers: {}, observedAtMs }).failure?.kind).toBe(
       "auth_invalid",
     );
+  });
+
+  it("a 400 refusing the IDE headers is the connection's misconfiguration, named in fixed words", () => {
+    expect(parseCopilotResponse({ ...missingEditorVersion, observedAtMs }).failure).toEqual({
+      kind: "misconfigured",
+      retryAt: null,
+      resetAt: null,
+      code: "missing_editor_version",
+      detail: "Copilot refused the request: missing Editor-Version header",
+    });
+    expect(parseCopilotResponse({ ...unknownIntegrationId, observedAtMs }).failure).toMatchObject({
+      kind: "misconfigured",
+      code: "unknown_integration_id",
+      detail: "Copilot refused the request: unknown Copilot-Integration-Id header",
+    });
+    // The same words in a JSON envelope read the same.
+    const json = parseCopilotResponse({
+      status: 400,
+      headers: {},
+      body: { error: { message: "bad request: missing required Copilot-Integration-Id header" } },
+      observedAtMs,
+    });
+    expect(json.failure?.code).toBe("missing_integration_id");
+  });
+
+  it("a client's own bad request is no failure of the connection", () => {
+    const body = { error: { message: "messages: field required", code: "invalid_request_body" } };
+    expect(
+      parseCopilotResponse({ status: 400, headers: {}, body, observedAtMs }).failure,
+    ).toBeUndefined();
   });
 });

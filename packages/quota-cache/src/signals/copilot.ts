@@ -13,6 +13,33 @@ const HARD_STOP_402 = new Set([
 const LONG_LOCKOUT_MS = 3_600_000;
 
 /**
+ * The IDE headers Copilot inference requires, and its plain-text refusals of them ("bad request:
+ * missing Editor-Version header for IDE auth", "bad request: unknown Copilot-Integration-Id").
+ */
+const IDE_HEADER_REFUSAL =
+  /\b(missing|unknown)(?: required)? (editor-version|copilot-integration-id)\b/i;
+const IDE_HEADER_NAMES: Readonly<Record<string, string>> = {
+  "editor-version": "Editor-Version",
+  "copilot-integration-id": "Copilot-Integration-Id",
+};
+
+/**
+ * A 4xx refusing the connection's IDE headers: `misconfigured`, with a detail built from fixed
+ * words (the header's name and whether it was missing or unknown), never from the body itself.
+ */
+function ideHeaderRefusal(status: number, message: string | undefined): UpstreamFailure | null {
+  if (status < 400 || status >= 500 || !message) return null;
+  const match = IDE_HEADER_REFUSAL.exec(message);
+  if (!match) return null;
+  const verb = match[1]!.toLowerCase();
+  const header = match[2]!.toLowerCase();
+  return makeFailure("misconfigured", {
+    code: `${verb}_${header === "editor-version" ? "editor_version" : "integration_id"}`,
+    detail: `Copilot refused the request: ${verb} ${IDE_HEADER_NAMES[header]} header`,
+  });
+}
+
+/**
  * Signals from a GitHub Copilot chat response (quota-signals.md §5). Copilot sends no quota
  * headers; the state lives in error bodies:
  * - 402 `quota_exceeded` → window_exhausted on `premium_interactions` (reset unknown here; the
@@ -23,6 +50,9 @@ const LONG_LOCKOUT_MS = 3_600_000;
  *   rate_limited, retry at Retry-After (seconds or HTTP-date) or "try again in 58 hours";
  *   `user_weekly_rate_limited`, or any wait over an hour → window_exhausted until then.
  * - 401/403 → auth_invalid; 503 → overloaded.
+ * - A 4xx refusing the IDE headers (quota-signals.md §15: "bad request: missing Editor-Version
+ *   header for IDE auth", "unknown Copilot-Integration-Id", a plain-text body) → misconfigured:
+ *   the connection's headers are wrong, not the client's request.
  * - `quota_exceeded` is also overage evidence `off`: the plan stopped instead of billing.
  */
 export function parseCopilotResponse(input: ResponseInput): ResponseSignals {
@@ -31,7 +61,10 @@ export function parseCopilotResponse(input: ResponseInput): ResponseSignals {
   const errorCode = code ?? type;
   const status = context.status;
   let failure: UpstreamFailure | undefined;
-  if (errorCode === "quota_exceeded") {
+  const refusal = ideHeaderRefusal(status, message);
+  if (refusal) {
+    failure = refusal;
+  } else if (errorCode === "quota_exceeded") {
     failure = makeFailure("window_exhausted", {
       windowId: "premium_interactions",
       code: errorCode,

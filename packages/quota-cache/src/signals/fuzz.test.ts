@@ -350,6 +350,7 @@ function expectValidFailure(failure: UpstreamFailure): void {
     "overloaded",
     "auth_invalid",
     "money_refusal",
+    "misconfigured",
   ]).toContain(failure.kind);
   expectIsoOrNull(failure.retryAt);
   expectIsoOrNull(failure.resetAt);

@@ -94,6 +94,7 @@ export function makeFailure(
     model?: string | undefined;
     windowId?: string | undefined;
     code?: string | undefined;
+    detail?: string | undefined;
   } = {},
 ): UpstreamFailure {
   const failure: UpstreamFailure = {
@@ -104,5 +105,6 @@ export function makeFailure(
   if (fields.model) failure.scope = { model: fields.model };
   if (fields.windowId) failure.windowId = fields.windowId;
   if (fields.code) failure.code = fields.code;
+  if (fields.detail) failure.detail = fields.detail;
   return failure;
 }

@@ -11,11 +11,12 @@ import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
 import { replyToResponse } from "../../http/reply";
 import { readJsonBody, readNodeJsonBody } from "../../http/request-body";
+import type { RequestTrace } from "../../observability/request-log/request-trace";
 import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
 import type { ClientIdentity } from "../auth/client-keys";
-import { errorReply } from "../on-error";
+import { asGatewayError, errorReply } from "../on-error";
 import { validateCompletionBody } from "../validate-body";
 import type { CompletionRoute } from "./route-table";
 
@@ -29,19 +30,25 @@ export interface CompletionExtras {
 }
 
 /**
- * Shared handler of the completion routes under Hono: parse once, then `answerCompletion`.
- * Served by `@hono/node-server`, the answer is written straight to Node's response; under
- * `app.request()` it is a web `Response`. Errors go to the app's `onError` either way.
+ * Shared handler of the completion routes under Hono: `completionReply`, then the answer is
+ * written straight to Node's response when served by `@hono/node-server`, else returned as a
+ * web `Response`.
  */
 export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
-    const body = await readJsonBody(c, limit);
     const extras: CompletionExtras = {
       clientHeaders: pickClientHeaders((name) => c.req.header(name)),
       query: betaQuery(c.req.query("beta")),
     };
-    const reply = await answerCompletion(app, route, body, c.var.client, clientSignal(c), extras);
+    const reply = await completionReply(
+      app,
+      route,
+      c.var.client,
+      () => readJsonBody(c, limit),
+      clientSignal(c),
+      extras,
+    );
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     if (!outgoing) return replyToResponse(reply);
     writeNodeReply(outgoing, reply);
@@ -50,8 +57,40 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
 }
 
 /**
+ * One completion request of an authenticated client, from its arrival to its answer: reads the
+ * body, `answerCompletion`, and keeps the request's record in the request log (every request
+ * with a valid key, refused ones included; a stream's record is ended by the stream). Never
+ * rejects: a failure is answered with the error reply the app's `onError` would give.
+ */
+export async function completionReply(
+  app: AppContext,
+  route: CompletionRoute,
+  client: ClientIdentity,
+  readBody: () => Promise<Record<string, unknown>>,
+  signal: AbortSignalLike | undefined,
+  extras: CompletionExtras,
+): Promise<GatewayReply> {
+  const trace = app.requestLog.begin(client.id);
+  try {
+    const body = await readBody();
+    const reply = await answerCompletion(app, route, body, client, signal, extras, trace);
+    if (reply.kind === "body") {
+      trace.end(reply.status, reply.status < 400 ? "served" : "upstream_rejected_request");
+    }
+    return reply;
+  } catch (error) {
+    const failure = asGatewayError(app.deps.logger, error);
+    const reply = errorReply(app.deps.logger, failure, route.protocol);
+    const gone = failure.code === "client_closed_request";
+    trace.end(reply.status, gone ? "client_closed" : failure.code, !gone);
+    return reply;
+  }
+}
+
+/**
  * One completion request after its body is parsed, whichever way it was served: validates the
- * model field and dispatches. Rejects with `GatewayError` (or `ProtocolError`).
+ * model field and dispatches, recording the model asked on `trace`. Rejects with `GatewayError`
+ * (or `ProtocolError`).
  */
 export function answerCompletion(
   app: AppContext,
@@ -60,6 +99,7 @@ export function answerCompletion(
   client: ClientIdentity,
   signal: AbortSignalLike | undefined,
   extras: CompletionExtras = NO_EXTRAS,
+  trace?: RequestTrace,
 ): Promise<GatewayReply> {
   const modelId = body.model;
   if (typeof modelId !== "string" || modelId === "") {
@@ -69,6 +109,11 @@ export function answerCompletion(
         code: "missing_model",
       }),
     );
+  }
+  const stream = body.stream === true;
+  if (trace) {
+    trace.modelAsked = modelId;
+    trace.stream = stream;
   }
   try {
     validateCompletionBody(route.api, body, app.deps.config.server.bodyLimitBytes);
@@ -84,16 +129,17 @@ export function answerCompletion(
     ...(extras.unbilled ? { unbilled: true } : {}),
     body,
     modelId,
-    stream: body.stream === true,
+    stream,
     client,
-    requestId: randomUUID(),
+    requestId: trace ? trace.requestId : randomUUID(),
     signal,
+    ...(trace ? { trace } : {}),
   });
 }
 
 /**
- * The Node fast path of a completion route: the same auth, body limit, dispatch and error
- * answers as the Hono route, without a web `Request`. Never rejects.
+ * The Node fast path of a completion route: the same auth, body limit, dispatch, request log
+ * and error answers as the Hono route, without a web `Request`. Never rejects.
  */
 export function completionNodeHandler(app: AppContext, route: CompletionRoute): NodeRouteHandler {
   const limit = app.deps.config.server.bodyLimitBytes;
@@ -101,19 +147,23 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
     try {
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
-      const body = await readNodeJsonBody(incoming, limit);
       const extras: CompletionExtras = {
         clientHeaders: pickClientHeaders((name) => first(headers[name])),
         query: betaQuery(queryParam(incoming.url, "beta")),
       };
-      const reply = await answerCompletion(
+      const reply = await completionReply(
         app,
         route,
-        body,
         client,
+        () => readNodeJsonBody(incoming, limit),
         nodeClientSignal(outgoing),
         extras,
       );
+      if (outgoing.headersSent || outgoing.destroyed) {
+        // The client left while the answer was made: a stream still stops, settles and logs.
+        if (reply.kind === "stream") reply.source.cancel();
+        return;
+      }
       writeNodeReply(outgoing, reply);
     } catch (error) {
       if (outgoing.headersSent || outgoing.destroyed) return;

@@ -1,21 +1,17 @@
-import type { Context } from "hono";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { GatewayError } from "../../errors";
 import { isAdmin } from "../../routing/client-identity";
 import { type GatewayStatus, statusSnapshot } from "../../status/gateway-status";
 import { keyRungSpendUsd } from "../../status/key-spend";
 import { CHART_SPAN_MS } from "../../status/status-charts";
-import { createStatusFeed, type StatusPush } from "../../status/status-feed";
+import type { StatusFeed, StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
 import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
-import {
-  clearedSessionCookie,
-  createStatusSessions,
-  sessionCookie,
-} from "../../status/status-session";
+import { clearedSessionCookie, sessionCookie } from "../../status/status-session";
 import type { AppContext, GatewayEnv } from "../app-context";
 import type { ClientIdentity } from "../auth/client-keys";
+import { createStatusClients } from "../auth/status-client";
+import { requestsTableFor } from "./requests";
 
 /** Paths the status routes authenticate themselves (they accept the session cookie too). */
 const STATUS_PATHS = new Set([
@@ -25,11 +21,12 @@ const STATUS_PATHS = new Set([
   "/v1/status",
   "/v1/status/events",
   "/v1/status/history",
+  "/v1/requests",
 ]);
 
 /**
  * True for the paths whose routes check the client key themselves: the status page, its login,
- * `/v1/status` and its event stream and history. They take `Authorization: Bearer`, `x-api-key`
+ * `/v1/status` and its event stream and history, and `/v1/requests` (the page's request table). They take `Authorization: Bearer`, `x-api-key`
  * or the page's session cookie; `HEAD /` answers a bare 200 to anyone (a connectivity probe).
  */
 export function isStatusPath(path: string): boolean {
@@ -41,28 +38,11 @@ export function isStatusPath(path: string): boolean {
  * presented), `HEAD /` (bare 200, no key: clients probe it), `POST /status/login` (form field
  * `key`; sets the HttpOnly, SameSite=Strict session cookie and redirects to `/`),
  * `POST /status/logout`, `GET /v1/status` (JSON, read by the CLI), `GET /v1/status/events`
- * (server-sent events: `status` on each change, comments as heartbeat) and
- * `GET /v1/status/history` (the last 24 h of five-minute buckets).
+ * (server-sent events from `feed`: `status` on each change, comments as heartbeat; the stream
+ * ends when the feed closes) and `GET /v1/status/history` (the last 24 h of five-minute buckets).
  */
-export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
-  const sessions = createStatusSessions(app.deps.secrets.clientKeys);
-  const feed = createStatusFeed(app, app.status);
-
-  function clientOf(c: Context<GatewayEnv>): ClientIdentity | null {
-    const viaKey = app.verifier.verify(c.req.header("authorization"), c.req.header("x-api-key"));
-    return viaKey ?? sessions.verifyCookie(c.req.header("cookie"));
-  }
-  function requireClient(c: Context<GatewayEnv>): ClientIdentity {
-    const client = clientOf(c);
-    if (!client) {
-      throw new GatewayError({
-        message:
-          "a valid client key is required (Authorization: Bearer, x-api-key, or the status page's session cookie)",
-        code: "invalid_api_key",
-      });
-    }
-    return client;
-  }
+export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv> {
+  const { sessions, clientOf, requireClient } = createStatusClients(app);
 
   /** `status` as `client` sees it: all of it for an admin key, its own spend for a client key. */
   async function viewOf(status: GatewayStatus, client: ClientIdentity): Promise<GatewayStatus> {
@@ -93,6 +73,7 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
       const page = renderStatusPage(
         await viewOf(push.status, client),
         historyForClient(history, client),
+        await requestsTableFor(app, client, c.req.query()),
       );
       return c.html(page, 200, {
         "cache-control": "no-store",
@@ -161,6 +142,9 @@ export function statusRoutes(app: AppContext): Hono<GatewayEnv> {
           heartbeat() {
             queue.push(": heartbeat\n\n");
             void drain();
+          },
+          end() {
+            wake?.();
           },
         });
         stream.onAbort(() => wake?.());

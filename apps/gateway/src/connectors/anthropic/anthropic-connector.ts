@@ -29,27 +29,53 @@ export function anthropicMessagesUrl(baseUrl: string): string {
   return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
 }
 
+/** Options of {@link createAnthropicConnector}. */
+export interface AnthropicConnectorOptions {
+  /**
+   * True when the connector serves a provider planfirst has no folder for (the generic
+   * `anthropic` connector): `authType: none` sends no key, answers are read with the Anthropic
+   * API parser whatever the provider id, and the connector claims nothing about billing (the
+   * operator's catalog entry decides). Default false: Anthropic's own metered API key, which
+   * bills for every token.
+   */
+  generic?: boolean;
+}
+
 /**
- * A metered Anthropic API key (`x-api-key`): messages at `{baseUrl}/v1/messages`, no usage
- * endpoint, failures left to quota-cache's Anthropic API parser. `prepare` is always synchronous.
+ * An Anthropic API key (`x-api-key`): messages at `{baseUrl}/v1/messages`, no usage endpoint,
+ * failures left to quota-cache's Anthropic API parser. Metered unless `options.generic`.
+ * `prepare` is always synchronous.
  */
-export function createAnthropicConnector(spec: ConnectorSpec): UpstreamConnector {
-  const key = staticSecret(spec);
-  if (key === null) {
+export function createAnthropicConnector(
+  spec: ConnectorSpec,
+  options: AnthropicConnectorOptions = {},
+): UpstreamConnector {
+  const generic = options.generic === true;
+  const keyless = generic && spec.authType === "none";
+  const key = keyless ? null : staticSecret(spec);
+  if (!keyless && key === null) {
     throw new ConnectorError({
       code: "credential_missing",
-      message: `connection ${spec.id}: an Anthropic API key needs credential env:NAME`,
+      message: generic
+        ? `connection ${spec.id}: authType ${spec.authType} needs credential env:NAME (use authType none for a keyless server)`
+        : `connection ${spec.id}: an Anthropic API key needs credential env:NAME`,
       connectionId: spec.id,
     });
   }
   const url = anthropicMessagesUrl(spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL);
+  // Anthropic's own key bills for every token. A generic connection's billing is its catalog
+  // entry's word, so it gives no evidence either way (null); a keyless server cannot bill.
+  let bills: boolean | null = true;
+  if (generic) bills = keyless ? false : null;
   return {
     provider: spec.provider,
     protocol: "anthropic",
+    // An id quota-cache does not know would otherwise be read as an OpenAI-compatible server.
+    ...(generic ? { signalsProvider: "anthropic" } : {}),
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers, ANTHROPIC_FORWARDED_HEADERS);
       headers["anthropic-version"] ??= ANTHROPIC_VERSION;
-      headers["x-api-key"] = key;
+      if (key !== null) headers["x-api-key"] = key;
       return { url, headers };
     },
     usageRequest: () => null,
@@ -58,11 +84,11 @@ export function createAnthropicConnector(spec: ConnectorSpec): UpstreamConnector
       return parseAnthropicApiResponse({ status, headers, body, observedAtMs }).failure ?? null;
     },
     observeHeaders() {
-      // A metered key carries no billing evidence beyond its price.
+      // An API key carries no billing evidence in its headers.
     },
     invalidateCredential() {
       // A static key cannot be renewed: the dispatcher cools the connection as auth_invalid.
     },
-    billsAfterWindow: () => true,
+    billsAfterWindow: () => bills,
   };
 }

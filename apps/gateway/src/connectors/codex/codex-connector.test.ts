@@ -214,7 +214,7 @@ describe("codex connector", () => {
     expect(
       c.classifyFailure(429, {}, { error: { type: "usage_not_included" } }, clockMs),
     ).toMatchObject({
-      kind: "credits_exhausted",
+      kind: "misconfigured",
     });
     expect(c.billsAfterWindow()).toBe(false);
   });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type FakeGeminiCodeAssist, startFakeGeminiCodeAssist } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRequest, UpstreamConnector, UsageRequest } from "../connector";
-import { mergeBodyFields } from "../connector";
+import { mergeBodyFields, PLANFIRST_USER_AGENT } from "../connector";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import type { CredentialPersistence } from "../credential-persistence";
@@ -32,6 +32,7 @@ beforeEach(() => {
   fake.exhaustedUntilMs = null;
   fake.rateLimitedForMs = null;
   fake.validationRequired = false;
+  fake.account.reset();
   // A fresh SQLite file per test: no token carried over from another test.
   persistence = createSqliteCredentialPersistence(join(dir, `credentials-${n++}.db`));
 });
@@ -52,8 +53,27 @@ function spec(extra: Partial<ConnectorSpec> = {}): ConnectorSpec {
   };
 }
 
+// Polls 1 ms apart: the operation's answers, not the wait, are what these tests follow.
+const onboardingPoll = { intervalMs: 1, maxPolls: 4 };
+
 function connector(extra: Partial<ConnectorSpec> = {}): UpstreamConnector {
-  return createGeminiCodeAssistConnector(spec(extra), { persistence, now: () => clockMs });
+  return createGeminiCodeAssistConnector(spec(extra), {
+    persistence,
+    now: () => clockMs,
+    onboardingPoll,
+  });
+}
+
+const paths = () => fake.hits.map((hit) => hit.path);
+const onboardingHits = () =>
+  paths().filter((path) => path.endsWith(":onboardUser") || path.includes("/operations/"));
+
+async function refusal(gemini: UpstreamConnector): Promise<ConnectorError> {
+  const error = await Promise.resolve()
+    .then(() => gemini.prepare({ model: "gemini-2.5-pro", stream: false }))
+    .catch((e: unknown) => e);
+  expect(ConnectorError.isInstance(error)).toBe(true);
+  return error as ConnectorError;
 }
 
 const envelope = JSON.stringify({
@@ -86,7 +106,7 @@ describe("gemini code assist connector", () => {
     expect(prepared.url).toBe(`${fake.baseUrl}:streamGenerateContent?alt=sse`);
     expect(prepared.bodyFields).toEqual({ project: fake.project });
     expect(prepared.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
-    expect(prepared.headers["user-agent"]).toBe("planfirst-gateway/0.1");
+    expect(prepared.headers["user-agent"]).toBe(PLANFIRST_USER_AGENT);
     const response = await send(prepared);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('"response"');
@@ -222,14 +242,94 @@ describe("gemini code assist connector", () => {
     expect(gemini.billsAfterWindow()).toBeNull();
   });
 
-  it("reads loadCodeAssist's project as a string or an object, and none when not onboarded", () => {
+  it("reads loadCodeAssist's project as a string or an object, and the default tier when not set up", () => {
     expect(
       readLoadCodeAssist({ cloudaicompanionProject: "p-1", currentTier: { id: "free-tier" } }),
-    ).toEqual({
-      project: "p-1",
-      tierId: "free-tier",
-    });
+    ).toMatchObject({ project: "p-1", tierId: "free-tier" });
     expect(readLoadCodeAssist('{"cloudaicompanionProject":{"id":"p-2"}}')?.project).toBe("p-2");
-    expect(readLoadCodeAssist({ allowedTiers: [] })).toBeNull();
+    expect(
+      readLoadCodeAssist({
+        allowedTiers: [
+          { id: "free-tier", isDefault: true, userDefinedCloudaicompanionProject: false },
+          { id: "standard-tier", userDefinedCloudaicompanionProject: true },
+        ],
+      }),
+    ).toEqual({
+      project: null,
+      tierId: null,
+      defaultTier: { id: "free-tier", needsUserProject: false },
+      ineligibleReasons: [],
+    });
+    expect(readLoadCodeAssist("not json")).toBeNull();
+  });
+});
+
+describe("gemini code assist connector: a login that never set Code Assist up", () => {
+  it("onboards the default free tier with no project, polls the operation, and keeps the project", async () => {
+    fake.account.setUp = false;
+    const prepared = await connector().prepare({ model: "gemini-2.5-pro", stream: false });
+    expect(prepared.bodyFields).toEqual({ project: fake.project });
+    expect((await send(prepared)).status).toBe(200);
+    const onboard = fake.hits.find((hit) => hit.path === "/v1internal:onboardUser");
+    // The Gemini CLI's request: the default tier and the metadata, no cloudaicompanionProject.
+    expect(onboard?.body).toEqual({
+      tierId: "free-tier",
+      metadata: {
+        ideType: "IDE_UNSPECIFIED",
+        platform: "PLATFORM_UNSPECIFIED",
+        pluginType: "GEMINI",
+      },
+    });
+    expect(onboardingHits()).toEqual([
+      "/v1internal:onboardUser",
+      expect.stringMatching(/^\/v1internal\/operations\//),
+      expect.stringMatching(/^\/v1internal\/operations\//),
+    ]);
+    expect((await persistence.read("connection:gemini-ca"))?.fields.project).toBe(fake.project);
+
+    // Another process on the same store asks neither loadCodeAssist nor onboardUser.
+    fake.hits.length = 0;
+    const restarted = await connector().prepare({ model: "gemini-2.5-pro", stream: true });
+    expect(restarted.bodyFields).toEqual({ project: fake.project });
+    expect(paths()).toEqual([]);
+  });
+
+  it("takes the project from an onboardUser answered done at once, without polling", async () => {
+    fake.account.setUp = false;
+    fake.account.onboardingPendingAnswers = 0;
+    const prepared = await connector().prepare({ model: "gemini-2.5-pro", stream: false });
+    expect(prepared.bodyFields).toEqual({ project: fake.project });
+    expect(onboardingHits()).toEqual(["/v1internal:onboardUser"]);
+  });
+
+  it("gives up an operation not done within its polls, naming the connection and never the token", async () => {
+    fake.account.setUp = false;
+    fake.account.onboardingPendingAnswers = Number.POSITIVE_INFINITY;
+    const error = await refusal(connector());
+    expect(error.code).toBe("account_setup_failed");
+    expect(error.message).toContain("connection gemini-ca");
+    expect(error.message).toContain("not done after 4 polls");
+    expect(error.message).not.toMatch(/ya29\.|1\/\//);
+    expect(onboardingHits()).toHaveLength(1 + onboardingPoll.maxPolls);
+    expect(await persistence.read("connection:gemini-ca")).not.toHaveProperty("fields.project");
+  });
+
+  it("a refused onboardUser names the connection and the status", async () => {
+    fake.account.setUp = false;
+    fake.account.refuseOnboarding = true;
+    const error = await refusal(connector());
+    expect(error.code).toBe("account_setup_failed");
+    expect(error.upstreamStatus).toBe(403);
+    expect(error.message).toMatch(/^connection gemini-ca: .*:onboardUser answered 403$/);
+  });
+
+  it("does not onboard a tier that needs the user's own project, and says why", async () => {
+    fake.account.setUp = false;
+    fake.account.freeTierEligible = false;
+    const error = await refusal(connector());
+    expect(error.code).toBe("account_setup_failed");
+    expect(error.message).toContain("standard-tier needs a Google Cloud project of its own");
+    expect(error.message).toContain("DASHER_USER");
+    expect(onboardingHits()).toEqual([]);
   });
 });

@@ -6,7 +6,9 @@ import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import type { CredentialRefresher } from "../credential-source";
 import { refreshTokenGrant } from "../oauth-refresh";
 import { baseRequestHeaders } from "../request-headers";
-import { loadCodeAssist } from "./code-assist-project";
+import type { CodeAssistEndpoint } from "./code-assist-api";
+import { DEFAULT_ONBOARDING_POLL } from "./code-assist-onboarding";
+import { codeAssistProject } from "./code-assist-project";
 
 /** The Code Assist API: POST `{base}:generateContent`, `:streamGenerateContent?alt=sse`, … */
 export const CODE_ASSIST_DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com/v1internal";
@@ -65,8 +67,11 @@ function googleRefresher(
 /**
  * A Gemini Code Assist login ("Login with Google", the Gemini CLI's free tier, Google AI Pro or
  * Ultra, Code Assist Standard or Enterprise). The Google access token is refreshed before expiry
- * and once on a 401; the Code Assist project comes from `:loadCodeAssist` once per connection
- * (or the stored login's `project` field) and rides in every body as `project`. Generation at
+ * and once on a 401. The Code Assist project is the stored login's `project` field; else it is
+ * asked of `:loadCodeAssist` (a login that never set Code Assist up is onboarded to its default
+ * tier first, `deps.onboardingPoll` bounding the wait), once for all concurrent requests, and
+ * kept in the stored login so a restart asks neither again. It rides in every body as
+ * `project`. Generation at
  * `{baseUrl}:generateContent` or `:streamGenerateContent?alt=sse` (the `gemini` codec); quota
  * per model from `:retrieveUserQuota`; 429 `RESOURCE_EXHAUSTED`, 403 `VALIDATION_REQUIRED` and
  * the rest read by quota-cache's Gemini parser (quota-signals.md §6b).
@@ -86,39 +91,37 @@ export function createGeminiCodeAssistConnector(
   });
   const baseUrl = (spec.baseUrl ?? CODE_ASSIST_DEFAULT_BASE_URL).replace(/\/+$/, "");
   const usageUrl = spec.usageUrl ?? `${baseUrl}:retrieveUserQuota`;
-  let project: string | null = null;
+  const endpoint: CodeAssistEndpoint = {
+    connectionId: spec.id,
+    baseUrl,
+    headers: baseRequestHeaders({ model: "", stream: false }, spec.headers),
+  };
+  const poll = deps.onboardingPoll ?? DEFAULT_ONBOARDING_POLL;
   let discovering: Promise<string> | null = null;
 
+  const knownProject = (): string | null => credential.field("project") ?? null;
+
   const projectOf = async (token: string): Promise<string> => {
-    const stored = credential.field("project");
-    if (stored) return stored;
-    if (project) return project;
-    const ask = (bearer: string) =>
-      loadCodeAssist({
-        connectionId: spec.id,
-        baseUrl,
-        token: bearer,
-        headers: baseRequestHeaders({ model: "", stream: false }, spec.headers),
-      });
+    const known = knownProject();
+    if (known) return known;
+    // Concurrent first requests share one discovery: a login is onboarded once.
     discovering ??= (async () => {
-      let found: Awaited<ReturnType<typeof loadCodeAssist>>;
+      let project: string;
       try {
-        found = await ask(token);
+        project = await codeAssistProject(endpoint, token, poll);
       } catch (error) {
         // A token refused here is refreshed once, as on any other call.
         if (!ConnectorError.isInstance(error) || error.upstreamStatus !== 401) throw error;
         credential.invalidate(token);
-        found = await ask(await credential.get());
+        project = await codeAssistProject(endpoint, await credential.get(), poll);
       }
-      project = found.project;
-      return found.project;
+      await credential.rememberField("project", project);
+      return project;
     })().finally(() => {
       discovering = null;
     });
     return discovering;
   };
-
-  const knownProject = (): string | null => credential.field("project") ?? project;
 
   return {
     provider: "gemini-code-assist",

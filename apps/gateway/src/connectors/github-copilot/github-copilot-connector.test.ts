@@ -1,16 +1,25 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
+import {
+  credentialLabel,
+  type FakePlanProviders,
+  startFakePlanProviders,
+} from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ConnectorCall, PreparedRequest } from "../connector";
+import { PLANFIRST_USER_AGENT } from "../connector";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import {
   createSqliteCredentialPersistence,
   type SqliteCredentialPersistence,
 } from "../sqlite-credential-persistence";
-import { createGithubCopilotConnector, nextMonthlyResetIso } from "./github-copilot-connector";
+import {
+  COPILOT_DEFAULT_INTEGRATION_ID,
+  createGithubCopilotConnector,
+  nextMonthlyResetIso,
+} from "./github-copilot-connector";
 
 let clockMs = Date.UTC(2026, 11, 1, 9, 0, 0);
 let fakes: FakePlanProviders;
@@ -69,12 +78,54 @@ describe("github-copilot connector", () => {
     expect(prepared.url).toBe(`${fakes.copilot.apiBaseUrl}/chat/completions`);
     expect(prepared.headers.authorization).toMatch(/^Bearer tid=fake/);
     expect(JSON.stringify(prepared)).not.toContain(fakes.copilot.githubToken);
-    expect(prepared.headers["user-agent"]).toMatch(/^planfirst/);
-    expect(prepared.headers["editor-version"]).toBeUndefined();
     expect((await send(prepared)).status).toBe(200);
+    // What reached inference: planfirst's own identity and the default integration id, and a
+    // session token from the exchange, never the GitHub token.
+    const hit = fakes.hits.at(-1)!;
+    expect(hit.path).toBe("/copilot/chat/completions");
+    expect(PLANFIRST_USER_AGENT).toMatch(/^planfirst\/\d+\.\d+\.\d+/);
+    expect(hit.headers).toMatchObject({
+      "user-agent": PLANFIRST_USER_AGENT,
+      "editor-version": PLANFIRST_USER_AGENT,
+      "copilot-integration-id": COPILOT_DEFAULT_INTEGRATION_ID,
+    });
+    expect(hit.label).toBe(
+      credentialLabel(prepared.headers.authorization!.slice("Bearer ".length)),
+    );
+    expect(hit.label).not.toBe(credentialLabel(fakes.copilot.githubToken));
     expect(c.prepare(call)).not.toBeInstanceOf(Promise);
     const exchange = fakes.hits.find((hit) => hit.path === "/copilot_internal/v2/token");
     expect(exchange?.scheme).toBe("token");
+  });
+
+  it("the operator's integration id wins over the default and the client's; a client's own editor headers are forwarded", async () => {
+    const operator = connector(spec({ headers: { "Copilot-Integration-Id": "vscode-chat" } }));
+    const editor = {
+      "user-agent": "GitHubCopilotChat/0.31.2",
+      "editor-version": "vscode/1.104.1",
+      "editor-plugin-version": "copilot-chat/0.31.2",
+      "copilot-integration-id": "copilot-language-server",
+    };
+    const configured = await operator.prepare({ ...call, clientHeaders: editor });
+    expect(configured.headers).toMatchObject({
+      "editor-version": "vscode/1.104.1",
+      "copilot-integration-id": "vscode-chat",
+    });
+    expect((await send(configured)).status).toBe(200);
+
+    const forwarded = await connector(spec()).prepare({ ...call, clientHeaders: editor });
+    expect(forwarded.headers).toMatchObject(editor);
+    expect((await send(forwarded)).status).toBe(200);
+    // An integration id GitHub does not know is refused: the connection's misconfiguration.
+    const unknown = connector(spec({ headers: { "copilot-integration-id": "planfirst" } }));
+    const refused = await send(await unknown.prepare(call));
+    expect(refused.status).toBe(400);
+    expect(
+      unknown.classifyFailure(refused.status, {}, await refused.text(), clockMs),
+    ).toMatchObject({
+      kind: "misconfigured",
+      detail: "Copilot refused the request: unknown Copilot-Integration-Id header",
+    });
   });
 
   it("uses a configured baseUrl without asking the user endpoint", async () => {

@@ -14,13 +14,37 @@ export const COPILOT_REFRESH_SKEW_MS = 300_000;
 
 /**
  * Client headers forwarded when the client sent them (an editor's own identification); planfirst
- * never invents an editor identity.
+ * never invents an editor identity. Without them it names itself (see {@link copilotIdeHeaders}).
  */
 export const COPILOT_FORWARDED_HEADERS = [
   "editor-version",
   "editor-plugin-version",
   "copilot-integration-id",
 ] as const;
+
+/**
+ * `Copilot-Integration-Id` sent when neither the client nor the connection's `headers` set one.
+ * The Copilot API only accepts integration ids GitHub has registered (any other is a 400 "unknown
+ * Copilot-Integration-Id"), so planfirst cannot declare one of its own. GitHub's Copilot language
+ * server, whose editor login `planfirst login import copilot` reads, declares this id for every
+ * editor that is not VS Code, Visual Studio or a JetBrains IDE, beside that editor's own
+ * `Editor-Version`; planfirst is such a caller and declares the same, naming itself in
+ * `Editor-Version`. An operator whose token belongs to another integration sets
+ * `headers: { copilot-integration-id: … }` on the connection.
+ */
+export const COPILOT_DEFAULT_INTEGRATION_ID = "jetbrains-chat";
+
+/**
+ * The IDE headers Copilot inference requires (a request without `Editor-Version` is refused):
+ * the client's own when it sent them, the connection's configured `headers` over those, and
+ * otherwise planfirst's own `Editor-Version: planfirst/<version>` and
+ * {@link COPILOT_DEFAULT_INTEGRATION_ID}. Fills only what `headers` lacks.
+ */
+export function copilotIdeHeaders(headers: Record<string, string>): Record<string, string> {
+  headers["editor-version"] ||= PLANFIRST_USER_AGENT;
+  headers["copilot-integration-id"] ||= COPILOT_DEFAULT_INTEGRATION_ID;
+  return headers;
+}
 
 /** Midnight UTC on the 1st of the month after `nowMs`: the monthly reset of individual seats. */
 export function nextMonthlyResetIso(nowMs: number): string {
@@ -31,10 +55,11 @@ export function nextMonthlyResetIso(nowMs: number): string {
 /**
  * A Copilot seat: the GitHub token is exchanged at `tokenUrl` for a session token (refreshed 5
  * min before `expires_at` and once on a 401, never sent anywhere but GitHub); chat completions at
- * `{baseUrl}/chat/completions`, the base from config or else `copilot_internal/user`
- * `endpoints.api`; quota from `quota_snapshots`; a 402 `quota_exceeded` is window exhaustion until
- * the monthly reset. `overage_permitted: true` is treated as billing after the window (intent is
- * enough to be unsafe for `auto/subscription`).
+ * `{baseUrl}/chat/completions` with the IDE headers of {@link copilotIdeHeaders}, the base from
+ * config or else `copilot_internal/user` `endpoints.api`; quota from `quota_snapshots`; a 402
+ * `quota_exceeded` is window exhaustion until the monthly reset; a refused IDE header is the
+ * connection's misconfiguration. `overage_permitted: true` is treated as billing after the
+ * window (intent is enough to be unsafe for `auto/subscription`).
  */
 export function createGithubCopilotConnector(
   spec: ConnectorSpec,
@@ -139,7 +164,9 @@ export function createGithubCopilotConnector(
     protocol: "openai",
     prepare(call) {
       const build = (base: string, token: string) => {
-        const headers = baseRequestHeaders(call, spec.headers, COPILOT_FORWARDED_HEADERS);
+        const headers = copilotIdeHeaders(
+          baseRequestHeaders(call, spec.headers, COPILOT_FORWARDED_HEADERS),
+        );
         headers.authorization = `Bearer ${token}`;
         return { url: joinUrl(base, "/chat/completions"), headers };
       };

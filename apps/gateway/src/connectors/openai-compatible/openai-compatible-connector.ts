@@ -5,13 +5,27 @@ import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import { baseRequestHeaders } from "../request-headers";
 
+/** Options of {@link createOpenAiCompatibleConnector}. */
+export interface OpenAiCompatibleConnectorOptions {
+  /**
+   * The API served: `chat` (`{baseUrl}/chat/completions`, protocol `openai`) or `responses`
+   * (`{baseUrl}/responses`, protocol `openai-responses`). Default `chat`.
+   */
+  api?: "chat" | "responses";
+}
+
 /**
- * Any OpenAI chat-completions server (groq, deepseek, mistral, ollama, vLLM…): `{baseUrl}/chat/completions`,
- * `Authorization: Bearer` with a static key, or nothing for `authType: none` (keyless). A usage
+ * Any OpenAI-compatible server (groq, deepseek, mistral, ollama, vLLM…): chat completions at
+ * `{baseUrl}/chat/completions`, or the Responses API at `{baseUrl}/responses`, with
+ * `Authorization: Bearer` and a static key, or nothing for `authType: none` (keyless). A usage
  * endpoint only when `usageUrl` is configured. Failures left to quota-cache's parser for the
- * provider id. `prepare` is always synchronous.
+ * provider id (the generic OpenAI-compatible one for an id it does not know). `prepare` is
+ * always synchronous.
  */
-export function createOpenAiCompatibleConnector(spec: ConnectorSpec): UpstreamConnector {
+export function createOpenAiCompatibleConnector(
+  spec: ConnectorSpec,
+  options: OpenAiCompatibleConnectorOptions = {},
+): UpstreamConnector {
   if (!spec.baseUrl) {
     throw new ConnectorError({
       code: "invalid_connector_config",
@@ -28,10 +42,11 @@ export function createOpenAiCompatibleConnector(spec: ConnectorSpec): UpstreamCo
       connectionId: spec.id,
     });
   }
-  const url = joinUrl(spec.baseUrl, "/chat/completions");
+  const responses = options.api === "responses";
+  const url = joinUrl(spec.baseUrl, responses ? "/responses" : "/chat/completions");
   return {
     provider: spec.provider,
-    protocol: "openai",
+    protocol: responses ? "openai-responses" : "openai",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       if (key) headers.authorization = `Bearer ${key}`;

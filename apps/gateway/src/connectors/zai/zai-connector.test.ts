@@ -59,7 +59,8 @@ describe("z.ai failures", () => {
     expect(kind("1302")).toBe("rate_limited");
     expect(kind("1305")).toBe("overloaded");
     expect(classifyZaiFailure(429, {}, fixture("error-1113.json"), nowMs)).toMatchObject({
-      kind: "auth_invalid",
+      kind: "misconfigured",
+      detail: "z.ai refused the key: no coding plan or balance on it (1113)",
       resetAt: null,
       code: "1113",
     });

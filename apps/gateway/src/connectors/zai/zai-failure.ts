@@ -52,9 +52,9 @@ function zaiCode(body: unknown): { code: string | null; message: string } {
 /**
  * The meaning of a z.ai error (quota-signals.md §14): 1308, 1310, 1316–1321 → `window_exhausted`
  * until the reset in the message (Beijing time); 1302 (request rate) → `rate_limited`; 1305
- * (overloaded) → `overloaded`; 1113 (no plan or balance on this key) → `auth_invalid`: permanent
- * and not quota, so it never waits for a reset that will not come; 401 → `auth_invalid`. Null for
- * anything else (the generic parser decides). Pure and total.
+ * (overloaded) → `overloaded`; 1113 (no plan or balance on this key) → `misconfigured`: the key
+ * is valid but has no coding plan, which no reset and no re-login cures, only the operator; 401 →
+ * `auth_invalid`. Null for anything else (the generic parser decides). Pure and total.
  */
 export function classifyZaiFailure(
   status: number,
@@ -76,7 +76,15 @@ export function classifyZaiFailure(
   }
   if (code === "1302") return { kind: "rate_limited", retryAt, resetAt: null, code };
   if (code === "1305") return { kind: "overloaded", retryAt, resetAt: null, code };
-  if (code === "1113") return { kind: "auth_invalid", retryAt: null, resetAt: null, code };
+  if (code === "1113") {
+    return {
+      kind: "misconfigured",
+      retryAt: null,
+      resetAt: null,
+      code,
+      detail: "z.ai refused the key: no coding plan or balance on it (1113)",
+    };
+  }
   if (status === 401)
     return { kind: "auth_invalid", retryAt: null, resetAt: null, code: code ?? "401" };
   return null;

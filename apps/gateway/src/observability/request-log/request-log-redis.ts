@@ -1,0 +1,111 @@
+import { Redis } from "ioredis";
+import { matchesRequestFilter } from "./request-filter";
+import { READ_PAGE, type RequestLogStore, scanPassedSince } from "./request-log-store";
+import type { RequestRecord } from "./request-record";
+import { parseStoredRecord } from "./stored-record";
+
+/** Options of {@link createRedisRequestLogStore}. */
+export interface RedisRequestLogStoreOptions {
+  url: string;
+  /** The stream's key, e.g. the gateway's `storage.keyPrefix` + `requests`. */
+  key: string;
+  /** Most records kept: the stream is capped near it on every write, and reads stop there. */
+  maxRecords: number;
+}
+
+/** Most pages one prune reads, so a prune is short even on a long-neglected stream. */
+const PRUNE_PAGES = 20;
+
+type StreamEntry = [id: string, fields: string[]];
+
+/**
+ * The request log in one Redis stream shared by every replica: each record is an entry
+ * (`XADD … MAXLEN ~ maxRecords`, field `r` = the record as JSON), so the stream trims itself as
+ * it is written. Reads go newest first (`XREVRANGE`) and never look past the newest
+ * `maxRecords` entries, which makes the approximate cap exact for readers.
+ */
+export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions): RequestLogStore {
+  const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  // A failure reaches the log through the command that failed (it warns once per outage).
+  client.on("error", () => undefined);
+  const { key, maxRecords } = options;
+  let connecting: Promise<void> | undefined;
+  const connected = () => {
+    if (client.status === "ready") return Promise.resolve();
+    connecting ??= client.connect().catch((error: unknown) => {
+      connecting = undefined;
+      throw error;
+    });
+    return connecting;
+  };
+  return {
+    async append(records) {
+      if (records.length === 0) return;
+      await connected();
+      const pipeline = client.pipeline();
+      for (const record of records) {
+        pipeline.xadd(key, "MAXLEN", "~", String(maxRecords), "*", "r", JSON.stringify(record));
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      const failed = replies.find(([error]) => error);
+      if (failed) throw failed[0];
+    },
+    async *pages(filter) {
+      await connected();
+      let end = "+";
+      let scanned = 0;
+      let found = 0;
+      while (found < filter.limit && scanned < maxRecords) {
+        const count = Math.min(READ_PAGE, maxRecords - scanned);
+        const entries = (await client.xrevrange(key, end, "-", "COUNT", count)) as StreamEntry[];
+        const page: RequestRecord[] = [];
+        let passed = false;
+        for (const [, fields] of entries) {
+          const record = recordOf(fields);
+          if (record === null) continue;
+          if (scanPassedSince(record, filter)) {
+            passed = true;
+            break;
+          }
+          if (matchesRequestFilter(record, filter)) {
+            page.push(record);
+            if (++found >= filter.limit) break;
+          }
+        }
+        if (page.length > 0) yield page;
+        scanned += entries.length;
+        if (passed || entries.length < count) return;
+        end = `(${entries.at(-1)![0]}`;
+      }
+    },
+    async prune(bounds) {
+      await connected();
+      // Oldest first: everything up to the first record young enough to keep goes.
+      for (let page = 0; page < PRUNE_PAGES; page++) {
+        const entries = (await client.xrange(key, "-", "+", "COUNT", READ_PAGE)) as StreamEntry[];
+        if (entries.length === 0) return;
+        const young = entries.find(([, fields]) => {
+          const record = recordOf(fields);
+          return record !== null && Date.parse(record.at) >= bounds.beforeMs;
+        });
+        await client.xtrim(key, "MINID", young ? young[0] : nextId(entries.at(-1)![0]));
+        if (young || entries.length < READ_PAGE) return;
+      }
+    },
+    async close() {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
+
+function recordOf(fields: readonly string[]): RequestRecord | null {
+  const at = fields.indexOf("r");
+  const text = at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined;
+  return text === undefined ? null : parseStoredRecord(text);
+}
+
+/** The stream id just after `id` (`ms-seq` → `ms-(seq+1)`). */
+function nextId(id: string): string {
+  const dash = id.indexOf("-");
+  return `${id.slice(0, dash)}-${BigInt(id.slice(dash + 1)) + 1n}`;
+}

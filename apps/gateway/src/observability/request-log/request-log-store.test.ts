@@ -1,0 +1,151 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RequestFilter } from "./request-filter";
+import { createRedisRequestLogStore } from "./request-log-redis";
+import { createSqliteRequestLogStore, requestLogPathFor } from "./request-log-sqlite";
+import {
+  collectPages,
+  createMemoryRequestLogStore,
+  READ_PAGE,
+  type RequestLogStore,
+} from "./request-log-store";
+import type { RequestRecord } from "./request-record";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const dir = mkdtempSync(join(tmpdir(), "planfirst-request-log-"));
+const redisKeys: string[] = [];
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const client = new Redis(REDIS_URL);
+  if (redisKeys.length > 0) await client.del(...redisKeys);
+  await client.quit();
+});
+
+const T0 = Date.parse("2026-11-30T10:00:00Z");
+const DAY = 86_400_000;
+
+function record(index: number, fields: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    at: new Date(T0 + index * 60_000).toISOString(),
+    requestId: `r${index}`,
+    keyId: index % 2 === 0 ? "team" : "intern",
+    modelAsked: "auto/thrifty",
+    rung: index % 3 === 0 ? "subscription" : "cheap",
+    connection: index % 3 === 0 ? "claude-plan" : "openrouter",
+    modelServed: index % 3 === 0 ? "claude-sonnet-4-5" : "qwen/qwen3-coder",
+    attempts: [],
+    status: 200,
+    outcome: "served",
+    inputTokens: 10,
+    outputTokens: 2,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+    latencyMs: 5,
+    ttfbMs: 5,
+    sessionHash: null,
+    dropped: [],
+    waitedMs: 0,
+    stream: false,
+    ...fields,
+  };
+}
+
+const all = (limit = 100): RequestFilter => ({ limit });
+const read = (store: RequestLogStore, filter: RequestFilter) => collectPages(store.pages(filter));
+const ids = (records: readonly RequestRecord[]) => records.map((r) => r.requestId);
+
+const drivers: [string, (maxRecords: number) => RequestLogStore][] = [
+  ["memory", (maxRecords) => createMemoryRequestLogStore({ maxRecords })],
+  ["sqlite", () => createSqliteRequestLogStore({ path: join(dir, `${randomUUID()}.requests.db`) })],
+  [
+    "redis",
+    (maxRecords) => {
+      const key = `planfirst-test:${randomUUID()}:requests`;
+      redisKeys.push(key);
+      return createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords });
+    },
+  ],
+];
+
+describe.each(drivers)("the %s request log store", (_name, open) => {
+  it("returns what was appended newest first, filtered and within the limit", async () => {
+    const store = open(1_000);
+    try {
+      await store.append([0, 1, 2, 3, 4, 5].map((i) => record(i)));
+      await store.append([record(6, { status: 429, outcome: "budget_exhausted", rung: null })]);
+      expect(ids(await read(store, all()))).toEqual(["r6", "r5", "r4", "r3", "r2", "r1", "r0"]);
+      expect(ids(await read(store, all(2)))).toEqual(["r6", "r5"]);
+      expect(ids(await read(store, { limit: 100, key: "intern" }))).toEqual(["r5", "r3", "r1"]);
+      expect(ids(await read(store, { limit: 100, rung: "subscription" }))).toEqual(["r3", "r0"]);
+      expect(ids(await read(store, { limit: 100, model: "qwen/qwen3-coder" }))).toEqual([
+        "r5",
+        "r4",
+        "r2",
+        "r1",
+      ]);
+      expect(ids(await read(store, { limit: 100, statusMin: 400, statusMax: 499 }))).toEqual([
+        "r6",
+      ]);
+      expect(
+        ids(await read(store, { limit: 100, sinceMs: T0 + 2 * 60_000, untilMs: T0 + 4 * 60_000 })),
+      ).toEqual(["r3", "r2"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads past one page, newest first, and stops at the limit", async () => {
+    const store = open(10_000);
+    try {
+      const count = 2 * READ_PAGE + 7;
+      await store.append(Array.from({ length: count }, (_, i) => record(i)));
+      const newest = await read(store, all(count + 10));
+      expect(newest).toHaveLength(count);
+      expect(newest[0]!.requestId).toBe(`r${count - 1}`);
+      expect(newest.at(-1)!.requestId).toBe("r0");
+      expect(await read(store, all(READ_PAGE + 1))).toHaveLength(READ_PAGE + 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a prune keeps the newest maxRecords and none older than the age bound", async () => {
+    const store = open(4);
+    try {
+      await store.append([0, 1, 2, 3, 4, 5].map((i) => record(i)));
+      await store.prune({ maxRecords: 4, beforeMs: T0 });
+      expect(ids(await read(store, all()))).toEqual(["r5", "r4", "r3", "r2"]);
+      await store.append([record(3 * 24 * 60, { requestId: "later" })]);
+      await store.prune({ maxRecords: 4, beforeMs: T0 + DAY });
+      expect(ids(await read(store, all()))).toEqual(["later"]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("the SQLite request log file", () => {
+  it("sits beside the state file, named after it", () => {
+    expect(requestLogPathFor(".planfirst/state.db")).toBe(".planfirst/state.requests.db");
+    expect(requestLogPathFor("/var/lib/planfirst/state")).toBe(
+      "/var/lib/planfirst/state.requests.db",
+    );
+  });
+
+  it("keeps its records across a reopen", async () => {
+    const path = join(dir, "reopen.requests.db");
+    const first = createSqliteRequestLogStore({ path });
+    await first.append([record(1)]);
+    await first.close();
+    expect(existsSync(path)).toBe(true);
+    const second = createSqliteRequestLogStore({ path });
+    expect(ids(await read(second, all()))).toEqual(["r1"]);
+    await second.close();
+  });
+});
