@@ -6,7 +6,17 @@
 //   imports ladder rules; the catalog imports no engine package; the ladder never imports the
 //   spend ledger; no cycle between packages;
 // - the gateway's folders: data flows down (each folder has a rank, and imports only folders
-//   of a lower rank), and no cycle between the gateway's files.
+//   of a lower rank), and no cycle between the gateway's files;
+// - providers are known in one place: outside the gateway's connectors/ (and the catalog's data),
+//   no code of the gateway or the CLI branches on a provider id, that is compares an expression
+//   that names a provider (`connector.provider`, `providerId`) with a string, or switches on one.
+// - one protocol vocabulary: outside the gateway's `src/protocols/`, no comparison (`===`,
+//   `!==`, `==`, `!=`) and no `case` label tests a value against a protocol name, since what
+//   differs per protocol lives on its codec. The names are read from the codecs
+//   (`src/protocols/<folder>/codec.ts`: each `protocol:` and `configName:` string), so a new
+//   codec's names are covered by its existing. A comparison of a provider id (the other side an
+//   expression named `provider`, `spec.provider` say) is a provider branch, not a protocol one:
+//   provider ids such as `anthropic` share words with protocol names, so it is not flagged here.
 // Test files (`*.test.*`, `test/`, `__fixtures__/`) are not checked: a test may reach anywhere.
 //
 // Usage: node tooling/scripts/check-boundaries.mjs [repository root]
@@ -65,12 +75,24 @@ const GATEWAY_RANKS = {
   http: 50,
   connectors: 45,
   upstream: 42,
-  protocols: 40,
   observability: 30,
-  config: 20,
+  config: 20, // reads protocol names from the codec registry
+  protocols: 15, // wire formats only: the lowest layer but errors.ts
   "(errors)": 10, // errors.ts
 };
 const COMPOSITION_FILES = new Set(["index", "main", "server", "gateway", "generation"]);
+
+/** Packages scanned for branches on a provider id, with the `src/` folders that may branch. */
+const PROVIDER_KNOWLEDGE = { "@planfirst/gateway": ["connectors"], planfirst: [] };
+const PROVIDER_RULE =
+  "a provider is known only by its connector (apps/gateway/src/connectors/) and the catalog";
+const NAMES_A_PROVIDER = /provider/i;
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 const SOURCE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
 
 function isTestPath(path) {
@@ -161,6 +183,115 @@ function gatewayFolderOf(srcDir, file) {
   return `(${stem})`;
 }
 
+function isStringLiteral(node) {
+  return ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
+}
+
+/** Each `line: branches on "id"` where `file` compares a provider-naming expression with a string or switches on one. */
+function providerBranches(file) {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const found = [];
+  const at = (node, literal) =>
+    found.push(
+      `${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: branches on provider id "${literal}"`,
+    );
+  const visit = (node) => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      for (const [side, other] of [
+        [node.left, node.right],
+        [node.right, node.left],
+      ]) {
+        if (isStringLiteral(side) && NAMES_A_PROVIDER.test(other.getText(source))) {
+          at(node, side.text);
+        }
+      }
+    }
+    if (ts.isSwitchStatement(node) && NAMES_A_PROVIDER.test(node.expression.getText(source))) {
+      for (const clause of node.caseBlock.clauses) {
+        if (ts.isCaseClause(clause) && isStringLiteral(clause.expression)) {
+          at(clause, clause.expression.text);
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The protocol names the gateway's codecs declare: their `protocol` and `configName` strings. */
+function protocolNames(srcDir) {
+  const names = new Set();
+  const dir = join(srcDir, "protocols");
+  if (!existsSync(dir)) return names;
+  for (const entry of readdirSync(dir)) {
+    const file = join(dir, entry, "codec.ts");
+    if (!existsSync(file)) continue;
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    const visit = (node) => {
+      if (
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        (node.name.text === "protocol" || node.name.text === "configName") &&
+        ts.isStringLiteralLike(node.initializer)
+      ) {
+        names.add(node.initializer.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return names;
+}
+
+/** The name an expression ends in (`spec.provider` → `provider`), or "". */
+function lastName(node) {
+  let expression = node;
+  while (
+    ts.isParenthesizedExpression(expression) ||
+    ts.isNonNullExpression(expression) ||
+    ts.isAsExpression(expression)
+  ) {
+    expression = expression.expression;
+  }
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
+  return "";
+}
+
+/** `[line, name]` of every branch on a protocol name in one file. */
+function protocolBranches(file, names) {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const found = [];
+  const named = (literal, other) =>
+    ts.isStringLiteralLike(literal) &&
+    names.has(literal.text) &&
+    !/provider/i.test(lastName(other));
+  const report = (node, literal) =>
+    found.push([
+      source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      literal.text,
+    ]);
+  const visit = (node, discriminant) => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      if (named(node.left, node.right)) report(node, node.left);
+      else if (named(node.right, node.left)) report(node, node.right);
+    }
+    if (ts.isCaseClause(node) && discriminant && named(node.expression, discriminant)) {
+      report(node, node.expression);
+    }
+    const inner = ts.isSwitchStatement(node) ? node.expression : discriminant;
+    ts.forEachChild(node, (child) => visit(child, ts.isCaseBlock(child) ? inner : discriminant));
+  };
+  visit(source, undefined);
+  return found;
+}
+
 const problems = [];
 const packages = workspacePackages();
 const names = packages.map((p) => p.name);
@@ -170,8 +301,14 @@ for (const pkg of packages) {
   const srcDir = join(pkg.dir, "src");
   const files = walk(srcDir).filter((file) => !isTestPath(relative(pkg.dir, file)));
   const fileGraph = new Map();
+  const knowing = PROVIDER_KNOWLEDGE[pkg.name];
   for (const file of files) {
     const shown = relative(root, file);
+    if (knowing && !knowing.includes(relative(srcDir, file).split(sep)[0])) {
+      for (const branch of providerBranches(file)) {
+        problems.push(`${shown}:${branch}: ${PROVIDER_RULE}`);
+      }
+    }
     const edges = new Set();
     for (const specifier of importsOf(file)) {
       const imported = packageOf(specifier, names);
@@ -206,6 +343,18 @@ for (const pkg of packages) {
     }
     fileGraph.set(file, edges);
   }
+  if (pkg.name === "@planfirst/gateway") {
+    const names = protocolNames(srcDir);
+    const protocolsDir = join(srcDir, "protocols") + sep;
+    for (const file of files) {
+      if (file.startsWith(protocolsDir)) continue;
+      for (const [line, name] of protocolBranches(file, names)) {
+        problems.push(
+          `${relative(root, file)}:${line} branches on protocol name "${name}": what differs per protocol belongs on its codec (src/protocols/)`,
+        );
+      }
+    }
+  }
   for (const cycle of findCycles(fileGraph)) {
     problems.push(
       `import cycle in ${pkg.name}: ${cycle.map((f) => relative(root, f)).join(" -> ")}`,
@@ -217,8 +366,10 @@ for (const cycle of findCycles(packageGraph)) {
 }
 
 if (problems.length > 0) {
-  console.error(`check-boundaries: ${problems.length} forbidden import(s)`);
+  console.error(`check-boundaries: ${problems.length} problem(s)`);
   for (const problem of problems) console.error(`  - ${problem}`);
   process.exit(1);
 }
-console.log(`check-boundaries: ${packages.length} packages, no forbidden import`);
+console.log(
+  `check-boundaries: ${packages.length} packages, no forbidden import, no branch on a provider id outside connectors/ or on a protocol name outside protocols/`,
+);

@@ -8,6 +8,8 @@ export interface GatewayTarget {
   apiKey: string | undefined;
   /** Give up after this many milliseconds; default 10 000. */
   timeoutMs?: number;
+  /** Extra request headers (a session header for `/v1/ladder`); never credentials. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Default gateway URL: `PLANFIRST_URL`, else the gateway's default address. */
@@ -47,7 +49,7 @@ async function requestGatewayJson(
       cause: error,
     });
   }
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { ...target.headers, accept: "application/json" };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   let response: Response;
   try {

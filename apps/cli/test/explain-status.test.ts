@@ -79,6 +79,67 @@ describe("planfirst explain --url", () => {
     expect(run.stderr).toContain("unreachable");
   });
 
+  it("--session and -H say where a session would go and why", async () => {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TEST_SECRETS.TEST_PLANFIRST_KEY}`,
+        "content-type": "application/json",
+        "x-session-affinity": "job-1",
+      },
+      body: JSON.stringify({
+        model: "auto/thrifty",
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    await response.text();
+    const hash = response.headers.get("x-planfirst-session")?.slice(0, 16) ?? "";
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
+    const byHash = await runCli(
+      ["explain", "auto/thrifty", "--url", gateway.url, "--session", hash],
+      withKey,
+    );
+    expect(byHash.exitCode).toBe(0);
+    expect(byHash.stdout).toContain(`session ${hash}: affinity=hit, pinned to claude-max`);
+    expect(byHash.stdout).toMatch(
+      /a request of this session would try, in order:\n\s+1\. claude-max/,
+    );
+    const byHeader = await runCli(
+      [
+        "explain",
+        "auto/thrifty",
+        "--url",
+        gateway.url,
+        "-H",
+        "x-session-affinity: job-1",
+        "--json",
+      ],
+      withKey,
+    );
+    expect(byHeader.exitCode).toBe(0);
+    expect(JSON.parse(byHeader.stdout).session).toMatchObject({ hash, affinity: "hit" });
+    expectNoSecret(byHash.stdout + byHeader.stdout);
+  });
+
+  it("a --session that is not a hash, and -H without --url, are usage errors (exit 2)", async () => {
+    const notHash = await runCli(
+      ["explain", "auto/thrifty", "--url", gateway.url, "--session", "job-1"],
+      withKey,
+    );
+    expect(notHash.exitCode).toBe(2);
+    expect(notHash.stderr).toContain("16 hex characters");
+    const headerOffline = await runCli([
+      "explain",
+      "auto/thrifty",
+      "--config",
+      "x.yaml",
+      "-H",
+      "x-session-affinity: job-1",
+    ]);
+    expect(headerOffline.exitCode).toBe(2);
+    expect(headerOffline.stderr).toContain("--header needs --url");
+  });
+
   it("--config and --url together are a usage error (exit 2)", async () => {
     const run = await runCli([
       "explain",

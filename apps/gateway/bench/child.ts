@@ -2,16 +2,22 @@ import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startInstantUpstream } from "./instant-upstream";
 import { startRawProxy } from "./raw-proxy";
+import { startSlowUpstream } from "./slow-upstream";
 
 // One benchmark server in its own process, so the load generator and the other servers never
-// share its event loop or its CPU time. Usage: child.ts upstream | raw-proxy URL |
-// gateway URL VARIANT (see gateway-variants.ts).
+// share its event loop or its CPU time. Usage: child.ts upstream | slow-upstream CHUNKS SECONDS
+// (slow-upstream.ts) | raw-proxy URL | gateway URL VARIANT (see gateway-variants.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
-// CPU time it has used and { type: "memory" } with its memory figures; closes and exits on
+// CPU time it has used, { type: "memory" } with its memory figures (after a full GC) and
+// { type: "rss" } with its resident set size as it stands; closes and exits on
 // { type: "close" } (so --cpu-prof can write its file).
 
 /** Messages the parent sends. */
-export type ChildCommand = { type: "cpu" } | { type: "memory" } | { type: "close" };
+export type ChildCommand =
+  | { type: "cpu" }
+  | { type: "memory" }
+  | { type: "rss" }
+  | { type: "close" };
 
 /** Messages a child sends. */
 export type ChildReport =
@@ -21,7 +27,18 @@ export type ChildReport =
    * thread's event loop was busy, both in microseconds.
    */
   | { type: "cpu"; cpuMicros: number; loopBusyMicros: number }
-  | { type: "memory"; rssBytes: number; heapUsedAfterGcBytes: number | null };
+  /**
+   * RSS before a full GC; the heap used and the memory outside it (buffers, `external`) after
+   * it, null without `--expose-gc`.
+   */
+  | {
+      type: "memory";
+      rssBytes: number;
+      heapUsedAfterGcBytes: number | null;
+      externalAfterGcBytes: number | null;
+    }
+  /** Resident set size now, bytes (no GC first). */
+  | { type: "rss"; rssBytes: number };
 
 const [role, target] = process.argv.slice(2);
 const send = (report: ChildReport) => process.send?.(report);
@@ -30,6 +47,13 @@ let close: () => Promise<void> | void;
 let url: string;
 if (role === "upstream") {
   const upstream = await startInstantUpstream();
+  ({ url } = upstream);
+  close = upstream.close;
+} else if (role === "slow-upstream") {
+  const upstream = await startSlowUpstream({
+    chunks: Number(process.argv[3]),
+    durationMs: Number(process.argv[4]) * 1000,
+  });
   ({ url } = upstream);
   close = upstream.close;
 } else if (role === "raw-proxy") {
@@ -43,7 +67,8 @@ if (role === "upstream") {
   close = gateway.close;
 } else {
   throw new Error(
-    `unknown role "${role}": use upstream, raw-proxy URL or gateway URL ${GATEWAY_VARIANTS.join("|")}`,
+    `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS, raw-proxy URL or ` +
+      `gateway URL ${GATEWAY_VARIANTS.join("|")}`,
   );
 }
 
@@ -57,11 +82,16 @@ process.on("message", async (command: ChildCommand) => {
     const rssBytes = process.memoryUsage().rss;
     const gc = (globalThis as { gc?: () => void }).gc;
     let heapUsedAfterGcBytes: number | null = null;
+    let externalAfterGcBytes: number | null = null;
     if (gc) {
       gc();
-      heapUsedAfterGcBytes = process.memoryUsage().heapUsed;
+      const after = process.memoryUsage();
+      heapUsedAfterGcBytes = after.heapUsed;
+      externalAfterGcBytes = after.external;
     }
-    send({ type: "memory", rssBytes, heapUsedAfterGcBytes });
+    send({ type: "memory", rssBytes, heapUsedAfterGcBytes, externalAfterGcBytes });
+  } else if (command.type === "rss") {
+    send({ type: "rss", rssBytes: process.memoryUsage.rss() });
   } else if (command.type === "close") {
     await close();
     process.exit(0);

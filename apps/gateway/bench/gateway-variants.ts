@@ -12,6 +12,8 @@ import { startServer } from "../src/server";
  * connection on the instant upstream:
  * - `plan`: a coding plan of its own (`bench-plan`, served by the generic openai connector; an
  *   operator entry makes it a hard-stop subscription: rung 0, no ledger call);
+ * - `plan-no-affinity`: the same with session affinity off (`idleTtlMs: 0`), so the cost of the
+ *   session lookup on every request is the difference between the two rows;
  * - `keyless`: a keyless local server (ollama, authType none; no ledger call);
  * - `paid-sqlite`, `paid-memory`, `paid-redis`: an OpenRouter key on a priced model (the cheap
  *   rung, budgeted), so every request reserves its worst case before the upstream call and
@@ -21,6 +23,7 @@ import { startServer } from "../src/server";
  */
 export const GATEWAY_VARIANTS = [
   "plan",
+  "plan-no-affinity",
   "keyless",
   "paid-sqlite",
   "paid-memory",
@@ -43,7 +46,7 @@ function connectionFor(
   variant: GatewayVariant,
   upstreamUrl: string,
 ): GatewayConfigInput["connections"] {
-  if (variant === "plan") {
+  if (variant === "plan" || variant === "plan-no-affinity") {
     return [
       {
         id: "bench-plan",
@@ -92,8 +95,9 @@ export const BENCH_PLAN_ENTRY: ConnectionBillingEntry = {
 };
 
 /**
- * The config of `variant` in front of `upstreamUrl` over `storage`, at the default log level:
- * nothing is logged per routed request.
+ * The config of `variant` in front of `upstreamUrl` over `storage`, at the default log level
+ * (nothing is logged per routed request), with session affinity on (the default) unless the
+ * variant or `BENCH_AFFINITY=off` turns it off.
  */
 export function benchConfig(
   variant: GatewayVariant,
@@ -108,9 +112,18 @@ export function benchConfig(
     },
     storage,
     connections: connectionFor(variant, upstreamUrl),
-    catalog: { connections: variant === "plan" ? [BENCH_PLAN_ENTRY] : [] },
-    // A budget far above what the run spends: every request reserves and settles, none refused.
-    subscriptionLadder: { rungBudgetUsd: { cheap: 1_000_000 } },
+    catalog: {
+      connections: variant === "plan" || variant === "plan-no-affinity" ? [BENCH_PLAN_ENTRY] : [],
+    },
+    subscriptionLadder: {
+      // A budget far above what the run spends: every request reserves and settles, none refused.
+      rungBudgetUsd: { cheap: 1_000_000 },
+      // BENCH_AFFINITY=off runs every variant without sessions, for a before/after of each path.
+      sessionAffinity: {
+        idleTtlMs:
+          variant === "plan-no-affinity" || process.env.BENCH_AFFINITY === "off" ? 0 : 3_600_000,
+      },
+    },
   };
 }
 

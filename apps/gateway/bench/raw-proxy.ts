@@ -2,11 +2,12 @@ import http from "node:http";
 
 /**
  * The floor for any Node.js proxy hop: a raw node:http pass-through with a keep-alive agent to
- * the upstream, no parsing, no routing. Streams the request body to `target` and the response
+ * the upstream (no cap on its sockets, so a thousand open streams are a thousand sockets, as in
+ * the gateway), no parsing, no routing. Streams the request body to `target` and the response
  * body back as they arrive.
  */
 export function startRawProxy(target: URL): Promise<{ url: string; close(): void }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
+  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
   const server = http.createServer((req, res) => {
     const upstream = http.request(
       {

@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
-import type { ChildCommand, ChildReport } from "./child";
+import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { benchLongStreams, longStreamsSettings } from "./long-streams";
 import { benchUpstreamClients } from "./upstream-clients";
 
 // Load benchmark: the same load straight to an instant upstream, through a raw
@@ -26,14 +25,21 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
-// Last, the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
-// BENCH_CLIENTS=0 skips it.
+// Every request carries `x-session-affinity: bench-conversation` (one conversation per run, so
+// each request looks its session up and finds it pinned: the lookup, the answer header and the
+// pin's periodic refresh). The row "plan rung, affinity off" is the plan path with affinity off;
+// BENCH_AFFINITY=off turns it off on every path, for a before/after of each.
+// Then the gateway's upstream client against bare undici and node:http (upstream-clients.ts);
+// BENCH_CLIENTS=0 skips it. Last, with every server above stopped, long streams (long-streams.ts:
+// LONG_STREAMS_C concurrent streams of LONG_STREAMS_N chunks over LONG_STREAMS_D_S seconds);
+// BENCH_LONG_STREAMS=0 skips it.
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
+const LONG_STREAMS_RUN = process.env.BENCH_LONG_STREAMS !== "0";
 const MODE = process.env.BENCH_MODE;
 if (MODE !== undefined && MODE !== "stream" && MODE !== "non-stream") {
   throw new Error(`BENCH_MODE must be stream or non-stream, not "${MODE}"`);
@@ -54,54 +60,12 @@ interface LoadResult {
   timeouts: number;
 }
 
-interface Child {
-  readonly process: ChildProcess;
-  readonly url: string;
-  ask(command: ChildCommand): Promise<ChildReport>;
-}
-
-const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
-const tsx = import.meta.resolve("tsx");
-
-function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    [...nodeOptions, "--conditions=@planfirst/source", "--import", tsx, childScript, ...args],
-    { stdio: ["ignore", "ignore", "inherit", "ipc"] },
-  );
-  const ask = (command: ChildCommand) =>
-    new Promise<ChildReport>((resolve) => {
-      child.once("message", (report) => resolve(report as ChildReport));
-      child.send(command);
-    });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited early (${code})`)));
-    child.once("message", (report: ChildReport) => {
-      if (report.type === "listening") resolve({ process: child, url: report.url, ask });
-    });
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  child.process.removeAllListeners("exit");
-  const exited = new Promise((resolve) => child.process.once("exit", resolve));
-  child.process.send({ type: "close" } satisfies ChildCommand);
-  await exited;
-}
-
-async function cpuMicros(child: Child): Promise<{ cpu: number; loop: number }> {
-  const report = await child.ask({ type: "cpu" });
-  if (report.type !== "cpu") throw new Error("a benchmark server did not report its CPU time");
-  return { cpu: report.cpuMicros, loop: report.loopBusyMicros };
-}
-
 function load(url: string, body: string, options: { amount?: number } = {}): Promise<LoadResult> {
   return autocannon({
     url,
     method: "POST",
     connections: CONNECTIONS,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
     body,
     ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
   });
@@ -145,7 +109,11 @@ console.log(
   "Gateways on auto/thrifty, log level info: plan = a coding plan of its own (provider " +
     "bench-plan on the generic openai connector, hard-stop plan by an operator entry, rung 0); keyless = ollama, authType none; paid = an OpenRouter key on a priced model (cheap " +
     "rung, budgeted: each request reserves its worst case durably before the upstream call, " +
-    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store.",
+    "then settles) on the SQLite (default, synchronous=FULL), memory or Redis store. Every " +
+    "request names one session (x-session-affinity); session affinity is " +
+    (process.env.BENCH_AFFINITY === "off"
+      ? "off on every path."
+      : "on except where a row says off."),
 );
 console.log("");
 
@@ -157,6 +125,7 @@ console.log("");
 // requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
+  "plan-no-affinity": "planfirst, plan rung, affinity off",
   keyless: "planfirst, keyless rung",
   "paid-sqlite": "planfirst, paid rung, SQLite (default)",
   "paid-memory": "planfirst, paid rung, memory",
@@ -332,6 +301,10 @@ if (CLIENTS_RUN) {
 }
 
 for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+if (LONG_STREAMS_RUN) {
+  console.log("");
+  await benchLongStreams(longStreamsSettings());
+}
 const loadAfter = loadavg();
 console.log(
   `\nload average (1 min) before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`,

@@ -6,6 +6,7 @@ import type {
   QuotaState,
   QuotaWindow,
   RefreshScheduler,
+  SessionBook,
   UpstreamFailure,
 } from "@planfirst/quota-cache";
 import type { SpendLedger } from "@planfirst/spend-ledger";
@@ -48,6 +49,12 @@ export interface GatewayCooldowns {
   activeCooldowns(connectionId: string): readonly Cooldown[];
 }
 
+/**
+ * The session-book calls the gateway makes (a `createSessionBook` result satisfies it): the pin
+ * of a session, written after a served answer, read synchronously before dispatch.
+ */
+export type GatewaySessions = Pick<SessionBook, "enabled" | "pinOf" | "pin" | "liveSessions">;
+
 /** The spend-ledger calls the gateway makes. */
 export type GatewayLedger = Pick<
   SpendLedger,
@@ -86,6 +93,11 @@ export interface GatewayDeps {
   connectors?: ReadonlyMap<string, UpstreamConnector>;
   /** On-request and at-reset refreshes of plan readings (S2a), set by `createGateway`. */
   planRefresh?: PlanRefresh;
+  /**
+   * Session pins (ladder.md §16), in the store `storage` chose; `createGateway` builds them.
+   * When absent, `buildGatewayApp` keeps them in memory.
+   */
+  sessions?: GatewaySessions;
   /**
    * Re-reads the config file and serves the next requests on it (`Gateway.reload`), for
    * `POST /v1/admin/reload`; absent where nothing can be reloaded (an app built from deps alone).

@@ -11,7 +11,10 @@ export interface AttemptRecord {
   connection: string;
   model: string;
   rung: string;
-  /** `ok`, `upstream_error`, `rate_limited`, `timeout`, `network`, `budget_refused`, `cooling_down`, … */
+  /**
+   * `ok`, `upstream_error`, `rate_limited`, `timeout`, `network`, `budget_refused`,
+   * `cooling_down`, `local_capacity` (passed over: the connection was at its `maxConcurrent`), …
+   */
   outcome: string;
   /** Upstream HTTP status, when there was a response. */
   status?: number;
@@ -51,6 +54,7 @@ export type GatewayErrorCode =
   | "aborted"
   | "usage_poll_failed"
   | "spend_store_unavailable"
+  | "local_capacity"
   | "budget_exhausted"
   | "key_budget_exhausted"
   | "key_rate_limited"

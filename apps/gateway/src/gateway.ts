@@ -29,6 +29,7 @@ import { watchConfigFile } from "./config/watch-config-file";
 import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
+import { ConnectionSlots } from "./dispatch/connection-slots";
 import { createKeyLimiter } from "./dispatch/key-limits";
 import { ConfigError, type GatewayProblem } from "./errors";
 import { buildGeneration, type Generation, type SharedParts } from "./generation";
@@ -136,7 +137,7 @@ export interface Gateway {
 /**
  * Builds everything a gateway needs from its config: secrets from `env` (a connection whose
  * credential is unset is disabled with a warning, never a crash), one store choice for quota
- * state, cooldowns and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
+ * state, cooldowns, session pins and spend (`storage.driver`: sqlite (default, a file under `.planfirst/`),
  * memory, redis), the upstream client, metrics, logger, and the usage pollers. What holds state
  * is built once and shared; what is built from the config is one generation, replaced whole by
  * each reload (see `buildGeneration`).
@@ -196,6 +197,10 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     requestLog,
     keyLimiter: createKeyLimiter(now),
     scheduler,
+    // Configured by each generation as it starts (`Generation.start`).
+    slots: new ConnectionSlots([], (connection, outcome) =>
+      metrics.countLocalCapacity(connection, outcome),
+    ),
     resetTimers: options.resetTimers !== false,
     reload: () => reload(),
   };

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type CooldownBook,
   createQuotaCache,
+  createSessionBook,
   type QuotaCache,
   type QuotaStore,
   type RefreshScheduler,
@@ -18,6 +19,7 @@ import type { OnboardingPoll } from "./connectors/connector-spec";
 import type { CredentialPersistence } from "./connectors/credential-persistence";
 import { type WiredConnectors, wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
+import type { ConnectionSlots } from "./dispatch/connection-slots";
 import type { KeyLimiter } from "./dispatch/key-limits";
 import { createNodeListener } from "./http/node-listener";
 import type { GatewayMetrics } from "./observability/metrics";
@@ -29,8 +31,8 @@ import type { UpstreamClient } from "./upstream";
 
 /**
  * What every generation of one gateway shares: the parts that hold state which must outlive a
- * reload (quota readings, cooldowns, evidence, spend, tokens, the status history, the request
- * log, the usage-poll schedule, the upstream sockets, the metrics), and the process-wide clock,
+ * reload (quota readings, cooldowns, evidence, session pins, spend, tokens, the status history,
+ * the request log, the usage-poll schedule, the upstream sockets, the metrics), and the process-wide clock,
  * logger and environment. Everything built from the config belongs to a generation instead.
  */
 export interface SharedParts {
@@ -41,7 +43,7 @@ export interface SharedParts {
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
   readonly upstream: UpstreamClient;
-  /** Quota readings, overage evidence, probe leases and cooldowns. */
+  /** Quota readings, overage evidence, probe leases, cooldowns and session pins. */
   readonly quotaStore: QuotaStore;
   readonly spendStore: SpendStore;
   readonly cooldowns: CooldownBook;
@@ -52,6 +54,8 @@ export interface SharedParts {
   readonly statusTracker: StatusTracker;
   /** One record per request, queued and written off the request path. */
   readonly requestLog: RequestLog;
+  /** Requests in flight and in line per connection with `maxConcurrent`, across generations. */
+  readonly slots: ConnectionSlots;
   /** Each client key's requests in flight and recent starts, against its limits. */
   readonly keyLimiter: KeyLimiter;
   /** Usage polls: single flight and minimum interval per connection, across generations. */
@@ -141,6 +145,14 @@ export function buildGeneration(
     timeZone: config.subscriptionLadder.budgetTimeZone,
     now,
   });
+  // Session pins live in the shared store too, so a reload keeps every conversation where it
+  // was; the idle time and the bound are this configuration's.
+  const sessions = createSessionBook({
+    store: shared.quotaStore,
+    now,
+    idleTtlMs: config.subscriptionLadder.sessionAffinity.idleTtlMs,
+    maxEntries: config.subscriptionLadder.sessionAffinity.maxEntries,
+  });
   const deps: GatewayDeps = {
     config,
     secrets,
@@ -152,11 +164,13 @@ export function buildGeneration(
     logger,
     metrics,
     connectors,
+    sessions,
     reload: shared.reload,
   };
   const built = buildGatewayApp(deps, {
     statusTracker: shared.statusTracker,
     requestLog: shared.requestLog,
+    slots: shared.slots,
     keyLimiter: shared.keyLimiter,
   });
   const { table } = built.context;
@@ -204,6 +218,7 @@ export function buildGeneration(
       listener(incoming, outgoing);
     },
     start() {
+      shared.slots.configure(config.connections);
       planRefresh ??= startPlanRefresh(deps, table, shared.scheduler, polled, {
         resetTimers: shared.resetTimers,
       });

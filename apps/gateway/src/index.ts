@@ -45,8 +45,10 @@ export type {
   GatewayDeps,
   GatewayLedger,
   GatewayQuotaCache,
+  GatewaySessions,
 } from "./deps";
 export { RECEIPT_HEADERS, type Receipt } from "./dispatch/receipt";
+export { SESSION_HEADER } from "./dispatch/session-placement";
 export {
   type AttemptRecord,
   ConfigError,
@@ -69,12 +71,20 @@ export {
   explainSourceOf,
   type GatewayExclusion,
   type ModelExplanation,
+  type SessionExplanation,
 } from "./routing/explain-model";
 export {
   type CandidateGroup,
   createRoutingTable,
   type RoutingTable,
 } from "./routing/routing-table";
+export {
+  isSessionHash,
+  SESSION_HEADERS,
+  type SessionKey,
+  type SessionKeySource,
+  sessionKeyOf,
+} from "./routing/session-key";
 export {
   connectionLines,
   DEFAULT_CONFIG_FILE,

@@ -21,6 +21,7 @@ function workspace(files: Record<string, string>): string {
     "packages/spend-ledger": "@planfirst/spend-ledger",
     "packages/billing-catalog": "@planfirst/billing-catalog",
     "apps/gateway": "@planfirst/gateway",
+    "apps/cli": "planfirst",
   };
   for (const [dir, name] of Object.entries(manifests)) {
     mkdirSync(join(root, dir, "src"), { recursive: true });
@@ -111,6 +112,99 @@ describe("check-boundaries", () => {
     expect(result.output).toMatch(
       /import cycle in @planfirst\/gateway: .*protocols\/a\.ts -> .*protocols\/b\.ts/,
     );
+  });
+
+  it("fails on a branch on a provider id outside the connectors, in the gateway and the CLI, naming file and line", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/pollers/usage-pollers.ts":
+          'export const refusal = (connector: { provider: string }) =>\n  connector.provider === "zai";\n',
+        "apps/cli/src/simulate/calibrate.ts":
+          'export function source(provider: string) {\n  switch (provider) {\n    case "codex":\n      return "codex";\n  }\n  return null;\n}\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      'apps/gateway/src/pollers/usage-pollers.ts:2: branches on provider id "zai"',
+    );
+    expect(result.output).toContain(
+      'apps/cli/src/simulate/calibrate.ts:3: branches on provider id "codex"',
+    );
+  });
+
+  it("lets connectors know their provider, and a wire protocol is no provider id", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        "apps/gateway/src/connectors/zai/zai-connector.ts":
+          'export const zai = (spec: { provider: string }) => spec.provider === "zai";\n',
+        "apps/gateway/src/http/error-body.ts":
+          'export const shaped = (protocol: string) => protocol === "anthropic";\n',
+      }),
+    );
+    expect(result.output).toContain("no branch on a provider id outside connectors/");
+    expect(result.status).toBe(0);
+  });
+
+  const CODECS = {
+    "apps/gateway/src/protocols/openai-chat/codec.ts":
+      'export const openAiChatCodec = { protocol: "openai-chat", configName: "openai" };\n',
+    "apps/gateway/src/protocols/anthropic-messages/codec.ts":
+      'export const anthropicMessagesCodec = { protocol: "anthropic-messages", configName: "anthropic" };\n',
+  };
+
+  it("fails on a branch on a protocol name outside protocols/, naming the file, line and name", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        ...CODECS,
+        "apps/gateway/src/dispatch/stream.ts":
+          'export const hide = (request: { protocol: string }) =>\n  request.protocol === "openai-chat";\n',
+        "apps/gateway/src/connectors/plan.ts": [
+          "export function url(protocol: string): string {",
+          "  switch (protocol) {",
+          '    case "anthropic":',
+          '      return "/v1/messages";',
+          "    default:",
+          '      return "/chat/completions";',
+          "  }",
+          "}",
+          "",
+        ].join("\n"),
+        "apps/gateway/src/http/error-body.ts":
+          'export const shape = (p: string) => ("anthropic-messages" !== p ? 1 : 2);\n',
+      }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      'apps/gateway/src/dispatch/stream.ts:2 branches on protocol name "openai-chat"',
+    );
+    expect(result.output).toContain(
+      'apps/gateway/src/connectors/plan.ts:3 branches on protocol name "anthropic"',
+    );
+    expect(result.output).toContain(
+      'apps/gateway/src/http/error-body.ts:1 branches on protocol name "anthropic-messages"',
+    );
+  });
+
+  it("leaves protocols/, provider ids, other strings and tests alone", () => {
+    const result = check(
+      workspace({
+        ...CLEAN,
+        ...CODECS,
+        "apps/gateway/src/protocols/hub.ts":
+          'export const native = (from: string) => from === "openai-chat";\n',
+        "apps/gateway/src/connectors/anthropic.ts":
+          'export const own = (spec: { provider: string }) => spec.provider === "anthropic";\n',
+        "apps/gateway/src/dispatch/mode.ts":
+          'export const whole = (mode: string) => mode === "whole";\n',
+        "apps/gateway/src/dispatch/stream.test.ts":
+          'export const x = (p: string) => p === "openai-chat";\n',
+      }),
+    );
+    expect(result.output).toContain("no forbidden import");
+    expect(result.status).toBe(0);
   });
 
   it("does not check test files", () => {

@@ -1,5 +1,6 @@
 import { claudeRateLimited } from "@planfirst/fake-upstream";
 import { afterEach, describe, expect, it } from "vitest";
+import { pinKeyOf, sessionHash } from "../src/routing/session-key";
 import { binPath, runCli, tempDir } from "./cli-runner";
 import { anthropicText, anthropicToolCall, carriesToolResult, chatText } from "./client-streams";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
@@ -53,6 +54,14 @@ describe("Claude Code 2.1.48 through the gateway", () => {
     expect(hit!.headers["x-app"]).toBe("cli");
     // The client's own system prompt reaches the plan as it sent it.
     expect(JSON.stringify((hit!.body as { system: unknown }).system)).toContain("Claude Code");
+    // Claude Code 2.1.48 names its session in metadata.user_id (`…_session_<uuid>`), not in a
+    // header: the session is recognised by it and pinned, by its hash, where it was served.
+    const userId = (hit!.body as { metadata?: { user_id?: string } }).metadata?.user_id;
+    expect(userId).toMatch(/_session_[0-9a-f-]{36}$/);
+    const pin = harness.server.gateway.deps.sessions?.pinOf(
+      pinKeyOf(sessionHash("CLIENT_KEY", "anthropic-user", userId!), MODEL),
+    );
+    expect(pin?.connectionId).toBe("claude-plan");
   }, 90_000);
 
   it("runs one tool round trip: the plan asks for Bash, Claude Code runs it and sends the result back", async () => {

@@ -195,6 +195,43 @@ describe("config reload", () => {
     });
   });
 
+  it("keeps a limited connection's requests in flight across a reload: its maxConcurrent still counts them", async () => {
+    const limited = (connections: ConnectionInput[]) =>
+      connections.map((c) =>
+        c.id === "openrouter" ? { ...c, maxConcurrent: 1, maxQueueWaitMs: 0 } : c,
+      );
+    const harness = await startFromFile(withConnections(limited));
+    let release: () => void = () => undefined;
+    const holdUntil = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    bed.fakes.router.script([{ stream: { chunks: ["held", " stream"], holdUntil } }, {}]);
+    const held = await post(harness.url, "/v1/chat/completions", {
+      ...chatBody("qwen/qwen3-coder"),
+      stream: true,
+    });
+    expect(held.status).toBe(200);
+
+    harness.writeConfig(
+      withConnections(limited, { subscriptionLadder: { rungBudgetUsd: { cheap: 6 } } }),
+    );
+    expect(await harness.server.reload()).toMatchObject({ reloaded: true });
+    // The stream still holds the one slot: the new configuration's request is refused at once
+    // (no wait in line is configured) instead of making it two in flight.
+    const second = await chat(harness, "qwen/qwen3-coder");
+    expect(second.status).toBe(503);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe(
+      "local_capacity",
+    );
+    expect(bed.fakes.router.completionHits()).toHaveLength(1);
+
+    release();
+    expect(await held.text()).toContain("held");
+    await waitFor(async () => (await chat(harness, "qwen/qwen3-coder")).status === 200, {
+      what: "the slot to come back",
+    });
+  });
+
   it("keeps the quota readings and cooldowns of the connections that stay", async () => {
     const harness = await startFromFile();
     bed.fakes.plan.usage(claudeUsagePayload(30, harness.clock.now() + 7_200_000), {

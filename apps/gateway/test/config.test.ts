@@ -66,6 +66,24 @@ describe("configuration", () => {
     expect(parseConfig({ subscriptionLadder: { budgetTimeZone: "Europe/Paris" } })).toBeTruthy();
   });
 
+  it("maxConcurrent is absent (unlimited) by default and a positive integer when set; the wait in line defaults to 30 s", () => {
+    const config = parseConfig({ connections: [connection] });
+    expect(config.connections[0]!.maxConcurrent).toBeUndefined();
+    expect(config.connections[0]!.maxQueueWaitMs).toBe(30_000);
+    expect(
+      parseConfig({ connections: [{ ...connection, maxConcurrent: 4, maxQueueWaitMs: 0 }] })
+        .connections[0],
+    ).toMatchObject({ maxConcurrent: 4, maxQueueWaitMs: 0 });
+    for (const maxConcurrent of [0, -1, 1.5, "4"]) {
+      const problems = problemsOf({ connections: [{ ...connection, maxConcurrent }] });
+      expect(problems.map((problem) => problem.path)).toEqual(["connections[0].maxConcurrent"]);
+    }
+    for (const maxQueueWaitMs of [-1, 2.5, 2 ** 31]) {
+      const problems = problemsOf({ connections: [{ ...connection, maxQueueWaitMs }] });
+      expect(problems.map((problem) => problem.path)).toEqual(["connections[0].maxQueueWaitMs"]);
+    }
+  });
+
   it("B5: a budget on a quota rung is refused by config validation", () => {
     const problems = problemsOf({
       subscriptionLadder: { rungBudgetUsd: { subscription: 5, cheap: 1 } },

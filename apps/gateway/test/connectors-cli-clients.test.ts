@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLANFIRST_USER_AGENT } from "../src/connectors/connector";
+import { pinKeyOf, sessionHash } from "../src/routing/session-key";
 import { codexPlanConnection, codexPlanEnv } from "./fixtures";
 import { createClock, type Harness, refusedUpgrades, startHarness } from "./harness";
 
@@ -127,6 +128,14 @@ describe("official clients through plan connectors", () => {
     expect(hit.headers.originator).toBe("codex_exec");
     expect(hit.headers["user-agent"]).toMatch(/^codex_exec\//);
     expect((hit.body as { stream?: unknown }).stream).toBe(true);
+    // Codex CLI 0.171.0 names its conversation in the body's prompt_cache_key (no session_id
+    // header on this path): the session is recognised by it, and the key itself goes on as sent.
+    const cacheKey = (hit.body as { prompt_cache_key?: string }).prompt_cache_key;
+    expect(cacheKey).toMatch(/^[0-9a-f-]{36}$/);
+    const pin = harness.server.gateway.deps.sessions?.pinOf(
+      pinKeyOf(sessionHash("CLIENT_KEY", "openai", cacheKey!), "gpt-5-codex"),
+    );
+    expect(pin?.connectionId).toBe("chatgpt");
   });
 
   it("claude -p reaches a Copilot-backed Claude model through the hub's Messages to chat path", async () => {

@@ -219,6 +219,39 @@ describe("live overage evidence decides a Claude login's auto/subscription safet
     }
   });
 
+  it("E1/E3: a metered key's every answer is evidence `on`: an operator entry calling an OpenRouter key a hard-stop plan does not bring it to auto/subscription once it has answered", async () => {
+    const config = standardConfig(bed.fakes, {
+      catalog: {
+        connections: [
+          {
+            provider: "openrouter",
+            authType: "apikey",
+            billing: "subscription",
+            overage: "hard-stop",
+            reason: "test: an operator entry that mistakes a metered key for a plan",
+            sources: ["https://openrouter.ai/docs"],
+            reviewed: "2026-11-30",
+          },
+        ],
+      },
+    });
+    // One OpenRouter connection: each metered key bills its first answer before it says so (E5).
+    config.connections = config.connections?.filter((c) => c.id !== "openrouter-premium");
+    const harness = await bed.start({
+      config,
+      env: TEST_ENV,
+    });
+    const direct = await post(harness.url, "/v1/chat/completions", chatBody("qwen/qwen3-coder"));
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get("x-planfirst-connection")).toBe("openrouter");
+    const hits = bed.fakes.router.completionHits().length;
+
+    const refused = await strict(harness.url);
+    expect(refused.response.status).toBe(429);
+    expect(JSON.stringify(refused.body.error?.reasons)).toMatch(/bills past its plan/);
+    expect(bed.fakes.router.completionHits()).toHaveLength(hits);
+  });
+
   it("E5: an operator `overage: meters-to-paid` is final: evidence off never admits the plan", async () => {
     const harness = await bed.start({
       config: standardConfig(bed.fakes, {

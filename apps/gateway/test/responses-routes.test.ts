@@ -165,7 +165,7 @@ describe("Claude Code on auto/thrifty breaks at the moment the plan runs out", (
 });
 
 describe("Claude Code's own headers are dropped", () => {
-  it("forwards anthropic-version, the merged anthropic-beta list, attribution headers and the user agent", async () => {
+  it("forwards anthropic-version, the merged anthropic-beta list, attribution headers, the user agent and ?beta=true", async () => {
     const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
     const response = await post(
       harness.url,
@@ -184,6 +184,7 @@ describe("Claude Code's own headers are dropped", () => {
     );
     expect(response.status).toBe(200);
     const hit = bed.fakes.plan.completionHits()[0]!;
+    expect(hit.query).toBe("beta=true");
     // Every flag once, the connection's OAuth beta among them (order is not part of the contract).
     const betas = hit.headers["anthropic-beta"]!.split(",");
     expect([...betas].sort()).toEqual([
@@ -226,6 +227,7 @@ describe("count_tokens, model lists and HEAD /", () => {
       "anthropic-beta": "token-counting-2024-11-01",
     });
     const hit = bed.fakes.plan.hits.find((h) => h.path === "/v1/messages/count_tokens");
+    expect(hit?.query).toBe("beta=true");
     expect(hit?.headers["anthropic-beta"]?.split(",").sort()).toEqual([
       "oauth-2025-04-20",
       "token-counting-2024-11-01",

@@ -37,6 +37,14 @@ export type {
 } from "./refresh-scheduler";
 export { createRefreshScheduler } from "./refresh-scheduler";
 export type {
+  SessionBook,
+  SessionBookOptions,
+  SessionPin,
+  SessionTarget,
+} from "./session-book";
+export { createSessionBook } from "./session-book";
+export type {
+  BoundableSignals,
   GenericResponseInput,
   HeaderInput,
   ResponseInput,
@@ -45,7 +53,12 @@ export type {
   UsageSignals,
 } from "./signals";
 export {
+  boundSignals,
+  claudeUsageEvidence,
+  codexUsageEvidence,
+  copilotUsageEvidence,
   failureOfStatus,
+  isSilentSuccess,
   OPENROUTER_FREE_SCOPE,
   parseAnthropicApiResponse,
   parseClaudeOauthUsage,

@@ -1,14 +1,17 @@
 /**
- * The kinds of data a quota store holds: quota window readings, cooldowns, and live overage
- * evidence (ladder.md §14; records keyed `on` / `off`, each the newest observation of its value).
+ * The kinds of data a quota store holds: quota window readings, cooldowns, live overage
+ * evidence (ladder.md §14; records keyed `on` / `off`, each the newest observation of its value),
+ * and session pins (the session book: a record per session, its hash in place of the connection
+ * id, naming the connection that last served it).
  */
-export type QuotaStoreBucket = "windows" | "cooldowns" | "evidence";
+export type QuotaStoreBucket = "windows" | "cooldowns" | "evidence" | "sessions";
 
 /** Every bucket, in a fixed order (what a store loads, resyncs and accepts from a backend). */
 export const QUOTA_STORE_BUCKETS: readonly QuotaStoreBucket[] = Object.freeze([
   "windows",
   "cooldowns",
   "evidence",
+  "sessions",
 ]);
 
 /**
@@ -79,6 +82,7 @@ export function createRecordMirror(): RecordMirror {
     windows: new Map(),
     cooldowns: new Map(),
     evidence: new Map(),
+    sessions: new Map(),
   };
   return {
     list(bucket, connectionId) {

@@ -100,9 +100,9 @@ async function ensureConnected(client: Redis): Promise<void> {
  * newest-`rev`-wins script. When Redis is down the store serves and updates its mirror, logs
  * one warning, never throws; on reconnect it pushes its records and reloads.
  *
- * Layout: one hash per bucket, `<prefix>:windows`, `<prefix>:cooldowns` and `<prefix>:evidence`,
- * fields `JSON([connectionId, key])`, values `JSON({ rev, value })`; changes on
- * `<prefix>:changes`. Probe leases are plain keys `<prefix>:lease:<name>` taken with
+ * Layout: one hash per bucket (`<prefix>:windows`, `<prefix>:cooldowns`, `<prefix>:evidence`,
+ * `<prefix>:sessions`), fields `JSON([connectionId, key])`, values `JSON({ rev, value })`;
+ * changes on `<prefix>:changes`. Probe leases are plain keys `<prefix>:lease:<name>` taken with
  * `SET NX PX`, so one probe per connection is in flight across every replica.
  */
 export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): QuotaStore {

@@ -2,7 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createCooldownBook } from "./cooldown-book";
 import { createQuotaCache } from "./quota-cache";
-import { parseResponseSignals, parseUsagePayload } from "./signals/parse-response-signals";
+import {
+  boundSignals,
+  parseResponseSignals,
+  parseUsagePayload,
+} from "./signals/parse-response-signals";
 import {
   LONGEST_WINDOW_MS,
   PLAUSIBILITY_SKEW_MS,
@@ -250,5 +254,36 @@ describe("time plausibility", () => {
     const windows = parseUsagePayload("github-copilot", payload, NOW, implausible);
     expect(windows[0]?.resetAt).toBeNull();
     expect(implausible).toHaveLength(1);
+  });
+
+  it("boundSignals bounds a reading from any parser, a caller's own included, and leaves a plausible one alone", () => {
+    const window = {
+      windowId: "5h",
+      remainingPercent: 40,
+      resetAt: new Date(NOW + 30 * DAY).toISOString(),
+      status: "ok" as const,
+      source: "zai:usage",
+      observedAt: new Date(NOW).toISOString(),
+      windowSeconds: 18_000,
+    };
+    const failure: UpstreamFailure = {
+      kind: "window_exhausted",
+      retryAt: null,
+      resetAt: new Date(NOW + 400 * DAY).toISOString(),
+      code: "1310",
+    };
+    const bounded = boundSignals({ windows: [window], failure }, NOW);
+    expect(bounded.windows[0]?.resetAt).toBeNull();
+    expect(bounded.failure?.resetAt).toBeNull();
+    expect(bounded.implausible?.map((t) => `${t.windowId}:${t.field}`)).toEqual([
+      "5h:resetAt",
+      "null:resetAt",
+    ]);
+
+    const fine = { windows: [{ ...window, resetAt: new Date(NOW + HOUR).toISOString() }] };
+    expect(boundSignals(fine, NOW)).toEqual(fine);
+    expect(fine.windows[0]?.resetAt).not.toBeNull();
+    const empty = { windows: [] };
+    expect(boundSignals(empty, NOW)).toBe(empty);
   });
 });

@@ -115,6 +115,27 @@ describe("fake upstream", () => {
     expect(text).not.toContain("[DONE]");
   });
 
+  it("holds a stream open after its opening frame until holdUntil settles", async () => {
+    let release: () => void = () => undefined;
+    const holdUntil = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    upstream.script([{ stream: { chunks: ["a", "b"], holdUntil } }]);
+    const response = await post("/v1/chat/completions", { model: "m", stream: true });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const opening = decoder.decode((await reader.read()).value);
+    expect(opening).toContain('"role":"assistant"');
+    expect(opening).not.toContain('"content":"a"');
+    release();
+    let rest = "";
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest += decoder.decode(next.value);
+    }
+    expect(rest).toContain('"content":"a"');
+    expect(rest).toContain("[DONE]");
+  });
   it("serves scripted error replies and handler scripts", async () => {
     upstream.script((request) =>
       request.model === "bad" ? badRequest("anthropic") : copilotQuotaExceeded(),

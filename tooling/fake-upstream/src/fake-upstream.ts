@@ -207,6 +207,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
       if (response.destroyed) return;
     }
     for (const frame of frames.head) await write(response, frame);
+    if (reply.stream?.holdUntil) {
+      await reply.stream.holdUntil;
+      if (response.destroyed) return;
+    }
     const cutAfter = reply.stream?.cutAfter;
     for (let i = 0; i < frames.content.length; i++) {
       if (cutAfter !== undefined && i >= cutAfter) break;
@@ -243,6 +247,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions): Promise<F
       const hit: Hit = {
         method,
         path,
+        query: url.search.slice(1),
         kind: completionProtocol ? "completion" : usageEndpoint ? "usage" : "other",
         protocol: completionProtocol,
         model: typeof record.model === "string" ? record.model : null,

@@ -25,6 +25,12 @@ export interface ReplyStream {
    * are flushed first, so the client sees a 200 with no body yet). Default 0.
    */
   firstFrameDelayMs?: number;
+  /**
+   * The response headers and the opening frame (OpenAI's role chunk, Anthropic's
+   * `message_start`) go out at once; the content frames wait until this promise settles. A
+   * stream held open and silent for as long as a test needs, with no timer.
+   */
+  holdUntil?: Promise<unknown>;
   /** Usage reported at the end of the stream (overrides `Reply.usage`). */
   usage?: ReplyUsage;
   /**
@@ -70,6 +76,8 @@ export interface Hit {
   method: string;
   /** Path without the query string. */
   path: string;
+  /** The query string, without the `?` ("" when there is none). */
+  query: string;
   /** `completion` for chat/messages requests, `usage` for usage endpoints, else `other`. */
   kind: "completion" | "usage" | "other";
   /** Protocol of a completion request (from its path), else null. */

@@ -1,5 +1,5 @@
 import type { Gateway, GatewayConfig, ModelExplanation } from "@planfirst/gateway";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { loadConfigOrThrow, locateConfig } from "../config-file";
 import type { CliContext } from "../context";
 import { CliError } from "../errors";
@@ -15,6 +15,8 @@ interface ExplainOptions {
   apiKeyEnv: string;
   refresh: boolean;
   json?: boolean;
+  session?: string;
+  header: string[];
 }
 
 /** Registers `planfirst explain MODEL_ID [--config FILE | --url URL]`. */
@@ -44,6 +46,16 @@ export function registerExplainCommand(program: Command, context: CliContext): v
       "--no-refresh",
       "with a config: use the stored quota state only, do not poll the usage endpoints",
     )
+    .option(
+      "--session <hash>",
+      "where this session would go and why: its hash, as the x-planfirst-session answer header shows it",
+    )
+    .option(
+      "-H, --header <header>",
+      'with --url: a session header sent as a request would send it ("x-session-affinity: job-7"); repeatable',
+      collectHeader,
+      [],
+    )
     .option("--json", "print one JSON document (what /v1/ladder returns)")
     .action(async (model: string, options: ExplainOptions) => {
       await runExplain(context, model, options);
@@ -53,17 +65,42 @@ export function registerExplainCommand(program: Command, context: CliContext): v
 async function runExplain(context: CliContext, model: string, options: ExplainOptions) {
   let explanation: ModelExplanation;
   let source: string;
+  if (options.session !== undefined && !(await loadGateway()).isSessionHash(options.session)) {
+    throw new CliError({
+      code: "usage",
+      message: `--session ${options.session} is not a session hash: 16 hex characters, as x-planfirst-session shows it`,
+    });
+  }
   if (options.url !== undefined) {
     const url = options.url || defaultGatewayUrl(context.io.env);
+    const query = new URLSearchParams({ model });
+    if (options.session !== undefined) query.set("session", options.session);
     explanation = (await getGatewayJson(
-      { url, apiKey: context.io.env[options.apiKeyEnv] },
-      `/v1/ladder?model=${encodeURIComponent(model)}`,
+      {
+        url,
+        apiKey: context.io.env[options.apiKeyEnv],
+        headers: Object.fromEntries(options.header.map(splitHeader)),
+      },
+      `/v1/ladder?${query}`,
     )) as ModelExplanation;
     source = `from the gateway at ${url}`;
   } else {
+    if (options.header.length > 0) {
+      throw new CliError({
+        code: "usage",
+        message:
+          "--header needs --url (the gateway hashes a session for the caller's key); with a config, name the session by its hash with --session",
+      });
+    }
     const location = locateConfig(options.config, context.io.cwd);
     const config = await loadConfigOrThrow(location);
-    const result = await explainFromConfig(config, model, context, options.refresh);
+    const result = await explainFromConfig(
+      config,
+      model,
+      context,
+      options.refresh,
+      options.session,
+    );
     explanation = result.explanation;
     source = `from ${location.shown} and ${quotaReadPhrase(result.quotaRead)}`;
   }
@@ -75,6 +112,19 @@ async function runExplain(context: CliContext, model: string, options: ExplainOp
     context,
     renderExplanation(explanation, { nowMs: context.io.now(), color: context.color, source }),
   );
+}
+
+/** Commander parser of `--header "name: value"`: appends it to `previous`; a bad one is a usage error. */
+function collectHeader(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z0-9_-]+\s*:\s*\S/.test(value)) {
+    throw new InvalidArgumentError('must be "name: value"');
+  }
+  return [...previous, value];
+}
+
+function splitHeader(header: string): [string, string] {
+  const colon = header.indexOf(":");
+  return [header.slice(0, colon).trim().toLowerCase(), header.slice(colon + 1).trim()];
 }
 
 /** What the quota read before an explain found, per connection with a usage endpoint. */
@@ -101,8 +151,8 @@ function quotaReadPhrase(read: QuotaReadSummary | null): string {
 }
 
 /**
- * Builds the gateway's parts from `config` (its store holds the quota a running gateway last
- * saw), reads the usage endpoints of connections whose reading is missing, expired or past its
+ * Builds the gateway's parts from `config` (its store holds the quota and session pins a running
+ * gateway last saw), reads the usage endpoints of connections whose reading is missing, expired or past its
  * reset (unless `refresh` is false), and explains `model` as the operator sees it: every
  * connection, any client key.
  */
@@ -111,6 +161,7 @@ async function explainFromConfig(
   model: string,
   context: CliContext,
   refresh: boolean,
+  session: string | undefined,
 ): Promise<{ explanation: ModelExplanation; quotaRead: QuotaReadSummary | null }> {
   const { createGateway, createLogger, explainModel, explainSourceOf, GatewayError } =
     await loadGateway();
@@ -125,7 +176,7 @@ async function explainFromConfig(
   });
   try {
     await gateway.ready();
-    const explain = () => explainModel(explainSourceOf(gateway.context), model);
+    const explain = () => explainModel(explainSourceOf(gateway.context), model, undefined, session);
     // An unknown id fails here, before any usage endpoint is read.
     let explanation = explain();
     const quotaRead = refresh ? summarizeQuotaRead(await gateway.refreshUsage()) : null;

@@ -59,12 +59,28 @@ export function renderExplanation(
       color.red(`no target: a request for ${explanation.model} would be refused${retry}`),
     );
   } else {
-    footer.push(color.bold("a request would try, in order:"));
+    const session = explanation.session;
+    if (session) {
+      footer.push(`session ${session.hash}: ${sessionAffinityText(session)}, ${session.why}`);
+    }
+    footer.push(
+      color.bold(
+        session
+          ? "a request of this session would try, in order:"
+          : "a request would try, in order:",
+      ),
+    );
     explanation.targets.forEach((target, index) => {
       footer.push(`  ${index + 1}. ${target.connection} → ${target.model} (${target.rung})`);
     });
   }
   return [...header, table.trimEnd(), ...footer].join("\n");
+}
+
+function sessionAffinityText(session: NonNullable<ModelExplanation["session"]>): string {
+  return session.reason
+    ? `affinity=${session.affinity} (${session.reason})`
+    : `affinity=${session.affinity}`;
 }
 
 function ladderRow(connection: LadderRow, nowMs: number, color: Colors): string[] {

@@ -28,9 +28,12 @@ export function calibrateAllowances(
   records: readonly TraceRecord[],
   priceOf: (model: string) => ModelPrice | undefined,
 ): Calibration[] {
-  const source = provider === "codex" ? "codex" : null;
-  if (source === null) return [];
-  const own = records.filter((record) => record.source === source);
+  // The plan's requests are those of the logs that carried its readings (Codex's own logs).
+  const sources = new Set(
+    readings.filter((reading) => reading.provider === provider).map((reading) => reading.source),
+  );
+  if (sources.size === 0) return [];
+  const own = records.filter((record) => sources.has(record.source));
   // Prefix sums of API-equivalent cost, so each reading costs two binary searches.
   const prefixUsd = [0];
   for (const record of own) {

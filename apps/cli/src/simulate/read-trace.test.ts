@@ -67,6 +67,7 @@ describe("readTrace", () => {
     expect(trace.readings.at(-1)).toEqual({
       timeMs: Date.parse("2026-11-03T10:35:00.000Z"),
       provider: "codex",
+      source: "codex",
       windowMinutes: 10_080,
       usedPercent: 11.5,
       resetsAtMs: 1_794_220_000_000,

@@ -151,6 +151,7 @@ function readJsonLine(
       readings.push({
         timeMs,
         provider: "codex",
+        source: "codex",
         windowMinutes: window.windowMinutes,
         usedPercent: window.usedPercent,
         // Codex writes resets_at in epoch seconds.

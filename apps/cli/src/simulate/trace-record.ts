@@ -34,6 +34,8 @@ export interface UtilizationReading {
   timeMs: number;
   /** Provider whose plan the reading describes (`codex`). */
   provider: string;
+  /** The reader whose log carried it: that log's records are the requests the reading counts. */
+  source: TraceSource;
   /** Window length in minutes (300 = 5 h, 10080 = 7 d). */
   windowMinutes: number;
   /** Percent of the window used, 0..100. */

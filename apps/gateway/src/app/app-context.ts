@@ -15,6 +15,11 @@ export interface AppContext {
   readonly status: StatusTracker;
   /** One record per completion request, read by `/v1/requests`, the CLI and the status page. */
   readonly requestLog: RequestLog;
+  /**
+   * The client headers routes keep for forwarding: `user-agent` and whatever the connections'
+   * connectors forward (`clientHeaderNames`).
+   */
+  readonly clientHeaderNames: readonly string[];
 }
 
 /** Hono environment of the gateway: the authenticated client rides in `c.var.client`. */

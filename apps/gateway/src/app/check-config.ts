@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../config/schema";
 import { credentialEnvNames, envName, type GatewayEnv } from "../config/secrets";
 import { describeGenericConnector } from "../connectors/generic/generic-connector";
 import { createConnectorRegistry } from "../connectors/registry";
+import { protocolOfConfig } from "../protocols";
 import { compileGlob, createRoutingTable } from "../routing/routing-table";
 
 /** One finding of `checkConfig`. */
@@ -58,13 +59,18 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
         message: `${connection.id}: env:${name} is not set; the connection will be disabled`,
       });
     }
-    const choice = registry.choose(connection);
+    const identity = {
+      provider: connection.provider,
+      authType: connection.authType,
+      protocol: protocolOfConfig(connection.protocol),
+    };
+    const choice = registry.choose(identity);
     if (choice === null) {
       findings.push({
         severity: "error",
         code: "unknown_connector",
         path: `connections[${index}]`,
-        message: `${connection.id}: ${registry.unservedReason(connection)}`,
+        message: `${connection.id}: ${registry.unservedReason(identity)}`,
       });
     } else if (choice.kind === "generic") {
       const served = describeGenericConnector(choice.protocol, connection.authType === "none");
@@ -79,7 +85,7 @@ export function checkConfig(config: GatewayConfig, env: GatewayEnv): ConfigFindi
           severity: "error",
           code: "missing_base_url",
           path: `connections[${index}].baseUrl`,
-          message: `${connection.id}: the generic ${choice.protocol} connector needs baseUrl (there is no default host); the connection will be disabled`,
+          message: `${connection.id}: the generic ${connection.protocol} connector needs baseUrl (there is no default host); the connection will be disabled`,
         });
       }
     }

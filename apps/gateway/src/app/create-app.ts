@@ -1,7 +1,10 @@
+import { createSessionBook } from "@planfirst/quota-cache";
 import { Hono } from "hono";
 import { createMemoryCredentialPersistence } from "../connectors/credential-persistence";
 import { wireConnectors } from "../connectors/wire-connectors";
 import type { GatewayDeps } from "../deps";
+import { clientHeaderNames } from "../dispatch/client-headers";
+import type { ConnectionSlots } from "../dispatch/connection-slots";
 import { createDispatcher } from "../dispatch/dispatcher";
 import { createKeyLimiter, type KeyLimiter, limitClientKeys } from "../dispatch/key-limits";
 import { GatewayError } from "../errors";
@@ -62,25 +65,42 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * credential.
  * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
  * the request log, `parts.keyLimiter` each client key's requests in flight and recent starts
- * (default: all in memory, for this app alone).
+ * (default: in memory, for this app alone), `parts.slots` the per-connection concurrency limits
+ * (default: the dispatcher's own; a gateway shares one of each across its config generations).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog; keyLimiter?: KeyLimiter } = {},
+  parts: {
+    statusTracker?: StatusTracker;
+    requestLog?: RequestLog;
+    keyLimiter?: KeyLimiter;
+    slots?: ConnectionSlots;
+  } = {},
 ): GatewayApp {
-  const deps = given.connectors ? given : withConnectors(given);
+  const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
   const status =
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(
-    limitClientKeys(createDispatcher(deps, table), parts.keyLimiter ?? createKeyLimiter(deps.now)),
+    limitClientKeys(
+      createDispatcher(deps, table, parts.slots ? { slots: parts.slots } : {}),
+      parts.keyLimiter ?? createKeyLimiter(deps.now),
+    ),
     status,
     deps.now,
   );
   const verifier = createClientKeyVerifier(deps.secrets.clientKeys);
   const requestLog = parts.requestLog ?? memoryRequestLog(deps);
-  const context: AppContext = { deps, table, dispatcher, verifier, status, requestLog };
+  const context: AppContext = {
+    deps,
+    table,
+    dispatcher,
+    verifier,
+    status,
+    requestLog,
+    clientHeaderNames: clientHeaderNames(deps.connectors?.values() ?? []),
+  };
   const feed = createStatusFeed(context, status);
 
   const hono = new Hono<GatewayEnv>();
@@ -119,6 +139,14 @@ export function buildGatewayApp(
   });
 
   return { hono, context, close: () => feed.close() };
+}
+
+/** `deps` with a session book: the one given, else one kept in this process's memory. */
+function withSessions(deps: GatewayDeps): GatewayDeps {
+  if (deps.sessions) return deps;
+  const { idleTtlMs, maxEntries } = deps.config.subscriptionLadder.sessionAffinity;
+  const sessions = createSessionBook({ now: deps.now, idleTtlMs, maxEntries });
+  return { ...deps, sessions };
 }
 
 /** The request log `server.requestLog` asks for, kept in memory. */

@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
 import { GatewayError, type GatewayErrorCode } from "../errors";
-import { errorBody } from "../http/error-body";
 import type { BodyReply } from "../http/reply";
-import type { WireProtocol } from "../protocols";
+import { type ClientProtocolName, clientWireOf } from "../protocols";
 import { packageErrorToGateway, unknownError } from "./package-errors";
 
 /** The HTTP answer of one error code: its status and the `type` in the error body. */
@@ -49,13 +48,19 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   connector_failed: { status: 502, type: "api_error" },
   no_available_target: { status: 503, type: "api_error" },
   spend_store_unavailable: { status: 503, type: "api_error" },
+  local_capacity: { status: 503, type: "api_error" },
   timeout: { status: 504, type: "api_error" },
 };
 
-/** 5xx codes not warned per request: already logged, or logged once per outage elsewhere. */
+/**
+ * 5xx codes not warned per request: already logged, logged once per outage elsewhere, or
+ * counted per connection (`local_capacity`, in `planfirst_local_capacity_total`: a full
+ * connection under load would otherwise write a line per refused request).
+ */
 const QUIET_CODES: ReadonlySet<GatewayErrorCode> = new Set([
   "internal_error",
   "spend_store_unavailable",
+  "local_capacity",
 ]);
 
 /** The status and type of a gateway error code. */
@@ -78,7 +83,11 @@ export function asGatewayError(logger: Logger, error: unknown): GatewayError {
  * (`packageErrorToGateway`); anything else is logged with a fresh correlation id and answered
  * 500 `internal_error` carrying that id but not the message (it might hold a secret).
  */
-export function errorReply(logger: Logger, error: unknown, protocol: WireProtocol): BodyReply {
+export function errorReply(
+  logger: Logger,
+  error: unknown,
+  protocol: ClientProtocolName,
+): BodyReply {
   const gatewayError = asGatewayError(logger, error);
   const http = httpOfCode(gatewayError.code);
   // The spend store warns once per outage itself; a line per refused request would flood.
@@ -94,7 +103,7 @@ export function errorReply(logger: Logger, error: unknown, protocol: WireProtoco
     status: http.status,
     headers,
     body: JSON.stringify(
-      errorBody(protocol, {
+      clientWireOf(protocol).errorBody({
         message: gatewayError.message,
         type: http.type,
         code: gatewayError.code,

@@ -4,10 +4,35 @@ import type { AppContext } from "./app-context";
 
 /**
  * Registers the gauges read from live state at scrape time: quota remaining per connection and
- * window, spend and budget per paid rung in the current window. `current` is asked at every
- * scrape, so after a config reload the gauges follow the connections and budgets now served.
+ * window, spend and budget per paid rung in the current window, the upstream connections held,
+ * and the slots in use and the requests waiting on each connection with `maxConcurrent`.
+ * `current` is asked at every scrape, so after a config reload the gauges follow the
+ * connections and budgets now served.
  */
 export function registerStateGauges(metrics: GatewayMetrics, current: () => AppContext): void {
+  metrics.registerGauge(
+    "planfirst_connection_in_flight",
+    "Requests holding a slot of a connection with maxConcurrent (a stream until it ends).",
+    () =>
+      [...current().dispatcher.slots.all()].map((limit) => ({
+        labels: { connection: limit.settings.id },
+        value: limit.inUse,
+      })),
+  );
+  metrics.registerGauge(
+    "planfirst_upstream_connections",
+    "Upstream connections held, busy or idle, across origins (no cap: one per call in flight).",
+    () => [{ labels: {}, value: current().deps.upstream.connectionCount() }],
+  );
+  metrics.registerGauge(
+    "planfirst_connection_queued",
+    "Requests waiting in line for a slot of a connection at its maxConcurrent.",
+    () =>
+      [...current().dispatcher.slots.all()].map((limit) => ({
+        labels: { connection: limit.settings.id },
+        value: limit.queued,
+      })),
+  );
   metrics.registerGauge(
     "planfirst_quota_remaining_percent",
     "Remaining quota per connection and window (0..100), from the freshest reading.",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROTOCOL_NAMES } from "../protocols/registry";
 
 /**
  * A refreshable credential with its `env:` references already resolved. `login` names a login
@@ -29,7 +30,8 @@ export const connectorSpecSchema = z.object({
   id: z.string().min(1),
   provider: z.string().min(1),
   authType: z.string().min(1),
-  protocol: z.enum(["openai", "anthropic", "openai-responses", "gemini"]).optional(),
+  /** The wire spoken upstream (the config's value turned into its protocol name). */
+  protocol: z.enum(PROTOCOL_NAMES).optional(),
   /** Inference base URL; each connector has a default where the provider has one. */
   baseUrl: z.url().optional(),
   /** Usage endpoint; each connector has a default where the provider has one. */

@@ -1,5 +1,6 @@
 import { connectionBillingEntrySchema, modelPriceSchema } from "@planfirst/billing-catalog";
 import { z } from "zod";
+import { CONFIG_PROTOCOL_NAMES } from "../protocols/registry";
 
 /** A secret reference: `env:NAME` names an environment variable; secrets are never literal. */
 export const envRefSchema = z
@@ -187,10 +188,11 @@ export const connectionSchema = z.strictObject({
   /** `oauth`, `apikey`, `none` (keyless) or a provider-specific value. */
   authType: z.string().min(1),
   /**
-   * The wire spoken upstream. `openai`, `anthropic` and `openai-responses` have a generic
-   * connector; `gemini` is spoken only by the Gemini Code Assist connector.
+   * The wire spoken upstream, by its config name (each codec's `configName`). `openai`,
+   * `anthropic` and `openai-responses` have a generic connector; `gemini` is spoken only by the
+   * Gemini Code Assist connector.
    */
-  protocol: z.enum(["anthropic", "openai", "openai-responses", "gemini"]),
+  protocol: z.enum(CONFIG_PROTOCOL_NAMES),
   /**
    * Inference base URL; optional where the provider's connector has a default, required for a
    * provider served by a generic connector.
@@ -212,10 +214,30 @@ export const connectionSchema = z.strictObject({
    * after the whole generation, so it waits `timeoutMs`.
    */
   firstByteTimeoutMs: z.number().int().positive().default(30_000),
+  /**
+   * Most requests this gateway process has in flight on the connection at once (a stream counts
+   * until it ends or its client goes away); absent = no limit. A request that finds the
+   * connection full passes it over for a later target, never cooling it; with none left it
+   * waits in line for a slot (see `maxQueueWaitMs`).
+   */
+  maxConcurrent: z.number().int().positive().optional(),
+  /**
+   * Longest wait in line for a slot of a full connection (`maxConcurrent`), milliseconds;
+   * default 30 000, 0 = no wait, at most 2 147 483 647 (the longest a Node timer waits). A
+   * request still without a slot then gets `503 local_capacity` with `Retry-After: 1`: the
+   * gateway's own limit, not an upstream failure.
+   */
+  maxQueueWaitMs: z.number().int().min(0).max(2_147_483_647).default(30_000),
   /** Extra headers sent upstream (no secrets: use `credential`). */
   headers: z.record(z.string(), z.string()).optional(),
   /** Usage endpoint to poll for quota; each connector has the provider's default, if it has one. */
   usageUrl: z.url().optional(),
+  /**
+   * The upstream accepts a `prompt_cache_key` body field (an OpenAI-compatible server that
+   * routes by it). Default: only where the connector knows the provider does (OpenAI, the
+   * Codex backend); a strict server may refuse an unknown field, which would fail the request.
+   */
+  promptCacheKey: z.boolean().optional(),
   /**
    * What each of a plan's windows holds, for `planfirst simulate` only (routing never reads it:
    * live readings decide). One entry per window: `5h`, `7d`, `monthly`, or `<n>h` / `<n>d`, with
@@ -228,6 +250,20 @@ export const connectionSchema = z.strictObject({
 export const catalogOverridesSchema = z.strictObject({
   connections: z.array(connectionBillingEntrySchema).default([]),
   models: z.array(modelPriceSchema).default([]),
+});
+
+/**
+ * Session affinity (ladder.md §16): inside the rung the ladder chose, a conversation's next turn
+ * goes first to the target that served its last one, where its prompt cache is.
+ */
+export const sessionAffinitySchema = z.strictObject({
+  /**
+   * A session with no request for this long is forgotten, milliseconds. Default 3 600 000
+   * (1 h); 0 turns affinity off (no session is read, written or shown).
+   */
+  idleTtlMs: z.number().int().min(0).default(3_600_000),
+  /** Most sessions remembered; past it the least recently served are dropped. Default 10 000. */
+  maxEntries: z.number().int().positive().default(10_000),
 });
 
 /** True for a time zone name this runtime knows (`Intl` refuses the others). */
@@ -254,6 +290,7 @@ export const subscriptionLadderSchema = z.strictObject({
     .min(1)
     .refine(isTimeZone, "must be an IANA time zone such as UTC or Europe/Paris")
     .default("UTC"),
+  sessionAffinity: sessionAffinitySchema.prefault({}),
 });
 
 const categoryNameSchema = z

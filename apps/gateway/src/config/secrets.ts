@@ -1,4 +1,5 @@
 import { ConfigError, type GatewayProblem } from "../errors";
+import { protocolOfConfig } from "../protocols/registry";
 import {
   type ClientKeyBudget,
   type ClientKeyLimits,
@@ -173,7 +174,7 @@ export function connectorSpecOf(
     id: connection.id,
     provider: connection.provider,
     authType: connection.authType,
-    protocol: connection.protocol,
+    protocol: protocolOfConfig(connection.protocol),
   };
   if (connection.baseUrl) spec.baseUrl = connection.baseUrl;
   if (connection.usageUrl) spec.usageUrl = connection.usageUrl;

@@ -1,8 +1,6 @@
-import type { QuotaWindow, UpstreamFailure } from "@planfirst/quota-cache";
+import type { ResponseInput, ResponseSignals, UsageSignals } from "@planfirst/quota-cache";
 import packageJson from "../../package.json" with { type: "json" };
-
-/** The wire a connector speaks upstream. */
-export type ConnectorProtocol = "openai" | "anthropic" | "openai-responses" | "gemini";
+import type { ProtocolName } from "../protocols";
 
 /** What the dispatcher tells a connector about one upstream call. */
 export interface ConnectorCall {
@@ -41,24 +39,43 @@ export interface UsageRequest {
   body?: string;
 }
 
-/** A provider-specific reading of an error response, when the connector has one. */
-export type ConnectorFailure = UpstreamFailure;
+/**
+ * One upstream answer as its connector reads it: the status, the response headers, the body (the
+ * error body's parsed JSON or its text; absent for a success, whose body goes to the client), the
+ * instant it arrived (`observedAtMs`, epoch ms) and the upstream model the request named.
+ */
+export type UpstreamAnswer = ResponseInput;
 
 /**
- * One provider's knowledge: how to authenticate, where to send, how to read usage and what its
- * error codes mean. Knows no client protocol beyond the wire it speaks upstream.
+ * What a usage-endpoint payload says: its quota windows, overage evidence (ladder.md §14), and a
+ * refusal the provider wrapped in a 2xx answer.
+ */
+export interface UsageReading extends UsageSignals {
+  /**
+   * The provider's code when it refused the key inside a 2xx answer (z.ai `{"code":401,
+   * "success":false}` → `"401"`): the poller cools the connection as `auth_invalid`.
+   */
+  refusal?: string;
+}
+
+/**
+ * One provider's knowledge: how to authenticate, where to send, which client identification it
+ * forwards, and how to read everything the provider answers (responses, stream events, usage
+ * payloads). The only place a provider is known: the gateway asks the connection's connector and
+ * never branches on a provider id. Knows no client protocol beyond the wire it speaks upstream.
  */
 export interface UpstreamConnector {
-  /** Provider id (`codex`, `github-copilot`, `zai`…); quota parsers are chosen by it. */
+  /** Provider id (`codex`, `github-copilot`, `zai`…), for messages; nothing branches on it. */
   readonly provider: string;
-  readonly protocol: ConnectorProtocol;
+  /** The wire it speaks upstream: the codec that encodes its bodies and reads its answers. */
+  readonly protocol: ProtocolName;
   /**
-   * The provider id whose quota-cache parser reads this connection's answers (headers and error
-   * bodies, `parseResponseSignals`); absent = {@link provider}. A generic connector names its
-   * protocol's family here (`anthropic`), since quota-cache reads an id it does not know as an
-   * OpenAI-compatible server.
+   * Client identification headers (lower-case names) sent on upstream when the client sent them,
+   * besides `user-agent`, which every connector forwards (else it sends planfirst's own): Codex
+   * `originator`, Anthropic betas, an editor's Copilot headers. Routes keep only the headers some
+   * connection's connector forwards.
    */
-  readonly signalsProvider?: string;
+  readonly forwardedClientHeaders: readonly string[];
   /**
    * URL and headers of one call. Synchronous while the credential is a static key or a token still
    * valid (the hot path stays promise-free); a Promise while a token is loaded, refreshed or
@@ -67,23 +84,16 @@ export interface UpstreamConnector {
   prepare(call: ConnectorCall): PreparedRequest | Promise<PreparedRequest>;
   /** The usage endpoint request, or null when the provider has none. */
   usageRequest(): UsageRequest | null | Promise<UsageRequest | null>;
-  /** Quota windows of a usage-endpoint payload; `observedAtMs` epoch ms. Pure and total. */
-  parseUsage(payload: unknown, observedAtMs: number): QuotaWindow[];
   /**
-   * The provider-specific meaning of an error response, or null to leave it to the generic
-   * quota-cache parsers. `body` is the response text or parsed JSON. Pure and total.
+   * Everything one upstream answer says, success or failure, in one call: quota windows, the
+   * failure when it was one, and overage evidence (Claude overage headers, Codex credits, a
+   * metered key's billing). Total; cheap for a success with no quota headers (no header copy).
+   * The gateway bounds the times it returns (quota-cache `boundSignals`) and reads a failure it
+   * does not name from the bare status.
    */
-  classifyFailure(
-    status: number,
-    headers: Readonly<Record<string, string>>,
-    body: unknown,
-    observedAtMs: number,
-  ): ConnectorFailure | null;
-  /**
-   * Reads billing evidence from the headers of any response, success or not (Codex
-   * `x-codex-credits-*`, Claude overage headers); cheap, call it on every response.
-   */
-  observeHeaders(headers: Readonly<Record<string, string>>): void;
+  readResponse(answer: UpstreamAnswer): ResponseSignals;
+  /** What a usage-endpoint payload says; `observedAtMs` epoch ms. Total. */
+  readUsage(payload: unknown, observedAtMs: number): UsageReading;
   /**
    * True when the upstream only answers streamed completions (the Codex backend refuses
    * `stream: false`): for a whole (non-stream) completion the dispatcher asks it for a stream,
@@ -92,20 +102,22 @@ export interface UpstreamConnector {
    */
   readonly streamOnly?: boolean;
   /**
+   * True when the provider takes a `prompt_cache_key` body field and routes by it (OpenAI, the
+   * Codex backend): the dispatcher then sends one derived from the session when the client sent
+   * none. Absent = false, because a strict server can refuse a field it does not know and turn a
+   * cache hint into a failed request; the connection's `promptCacheKey` setting overrides it.
+   */
+  readonly acceptsPromptCacheKey?: boolean;
+  /**
    * SSE event names of the provider's own that carry quota in the middle of a stream (Codex
-   * `codex.rate_limits`); the stream path hands each such event to {@link parseStreamEvent}.
+   * `codex.rate_limits`); the stream path hands each such event to {@link readStreamEvent}.
    * Absent when the provider sends none, so other streams are not scanned.
    */
   readonly streamEvents?: readonly string[];
-  /** Quota windows of one of {@link streamEvents} (`data` parsed JSON). Pure and total. */
-  parseStreamEvent?(event: string, data: unknown, observedAtMs: number): QuotaWindow[];
+  /** Windows and evidence of one of {@link streamEvents} (`data` parsed JSON). Total. */
+  readStreamEvent?(event: string, data: unknown, observedAtMs: number): UsageSignals;
   /** The upstream answered 401 to `token` (or to the current token when omitted): refresh once. */
   invalidateCredential(token?: string): void;
-  /**
-   * True when the plan is known to bill after its window (Codex credits, Copilot overage): such a
-   * connection is not `auto/subscription`-safe. Null when the provider has said nothing yet.
-   */
-  billsAfterWindow(): boolean | null;
 }
 
 /**

@@ -4,6 +4,7 @@ export {
   ANTHROPIC_VERSION,
   type AnthropicConnectorOptions,
   anthropicMessagesUrl,
+  anthropicRequestHeaders,
   createAnthropicConnector,
 } from "./anthropic/anthropic-connector";
 export {
@@ -21,15 +22,14 @@ export {
   codexUsageUrl,
   createCodexConnector,
 } from "./codex/codex-connector";
-export { codexCreditsEvidence } from "./codex/codex-credits";
 export {
   type ConnectorCall,
-  type ConnectorFailure,
-  type ConnectorProtocol,
   identityHeaders,
   PLANFIRST_USER_AGENT,
   type PreparedRequest,
+  type UpstreamAnswer,
   type UpstreamConnector,
+  type UsageReading,
   type UsageRequest,
 } from "./connector";
 export { credentialKey } from "./connector-credential";
@@ -70,6 +70,7 @@ export {
 export {
   COPILOT_DEFAULT_INTEGRATION_ID,
   COPILOT_DEFAULT_USER_URL,
+  COPILOT_FORWARDED_HEADERS,
   COPILOT_REFRESH_SKEW_MS,
   createGithubCopilotConnector,
   nextMonthlyResetIso,

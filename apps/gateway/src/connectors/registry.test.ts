@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConnectorProtocol } from "./connector";
+import type { ProtocolName } from "../protocols";
 import { ConnectorError } from "./connector-error";
 import { createMemoryCredentialPersistence } from "./credential-persistence";
 import { createConnectorRegistry } from "./registry";
@@ -34,7 +34,7 @@ describe("connector registry", () => {
         },
         deps,
       ).protocol,
-    ).toBe("openai");
+    ).toBe("openai-chat");
   });
 
   it("names the connection, the providers with a connector of their own and the generic protocols when none serves it", () => {
@@ -61,28 +61,34 @@ describe("connector registry", () => {
       /mystery.*"acme-llm".*protocol "gemini" has no generic connector.*codex.*github-copilot.*zai.*generic connectors: openai, anthropic, openai-responses/,
     );
     expect(registry.has("acme-llm", "oauth", "gemini")).toBe(false);
-    expect(registry.has("acme-llm", "oauth", "openai")).toBe(true);
+    expect(registry.has("acme-llm", "oauth", "openai-chat")).toBe(true);
   });
 
   it("looks up provider/authType, then provider, then the protocol's generic connector", () => {
     const registry = createConnectorRegistry();
-    const choose = (provider: string, authType: string, protocol: ConnectorProtocol) =>
+    const choose = (provider: string, authType: string, protocol: ProtocolName) =>
       registry.choose({ provider, authType, protocol });
-    expect(choose("Claude", "OAuth", "anthropic")).toEqual({ kind: "own", key: "claude/oauth" });
-    expect(choose("zai", "apikey", "anthropic")).toEqual({ kind: "own", key: "zai" });
-    expect(choose("acme-coding", "apikey", "openai")).toEqual({
+    expect(choose("Claude", "OAuth", "anthropic-messages")).toEqual({
+      kind: "own",
+      key: "claude/oauth",
+    });
+    expect(choose("zai", "apikey", "anthropic-messages")).toEqual({ kind: "own", key: "zai" });
+    expect(choose("acme-coding", "apikey", "openai-chat")).toEqual({
       kind: "generic",
-      protocol: "openai",
+      protocol: "openai-chat",
     });
     // The ids the OpenAI-compatible connector always served are now the generic openai one's.
     for (const id of ["openai", "groq", "deepseek", "ollama", "vllm"]) {
-      expect(choose(id, "apikey", "openai"), id).toEqual({ kind: "generic", protocol: "openai" });
+      expect(choose(id, "apikey", "openai-chat"), id).toEqual({
+        kind: "generic",
+        protocol: "openai-chat",
+      });
     }
     expect(registry.known()).not.toContain("groq");
     // A spec that names no wire speaks chat completions.
     expect(registry.choose({ provider: "groq", authType: "apikey" })).toEqual({
       kind: "generic",
-      protocol: "openai",
+      protocol: "openai-chat",
     });
   });
 

@@ -1,3 +1,4 @@
+import { configNameOf } from "../protocols";
 import { createAnthropicConnector } from "./anthropic/anthropic-connector";
 import { createClaudeOauthConnector } from "./claude-oauth/claude-oauth-connector";
 import { createCodexConnector } from "./codex/codex-connector";
@@ -40,8 +41,8 @@ export interface ConnectorRegistry {
   create(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector;
   /**
    * The connector of a connection, in this order: the `provider/authType` entry, the `provider`
-   * entry, then the generic connector of its `protocol` (`openai`, `anthropic`,
-   * `openai-responses`; `openai` when the connection names none). Null when none applies (no
+   * entry, then the generic connector of its `protocol` (`openai-chat`, `anthropic-messages`,
+   * `openai-responses`; `openai-chat` when the connection names none). Null when none applies (no
    * entry, and a protocol without a generic connector). Provider ids and auth types are matched
    * case-insensitively.
    */
@@ -55,7 +56,7 @@ export interface ConnectorRegistry {
   known(): string[];
   /**
    * True when `create` would find a connector for this provider, auth type and protocol
-   * (`openai` when omitted).
+   * (`openai-chat` when omitted).
    */
   has(provider: string, authType: string, protocol?: ConnectorSpec["protocol"]): boolean;
 }
@@ -96,11 +97,12 @@ export function createConnectorRegistry(
     if (factories.has(withAuth)) return { kind: "own", key: withAuth };
     if (factories.has(id)) return { kind: "own", key: id };
     // A spec that names no wire speaks chat completions, as the plan connectors assume too.
-    const protocol = connection.protocol ?? "openai";
+    const protocol = connection.protocol ?? "openai-chat";
     return isGenericProtocol(protocol) ? { kind: "generic", protocol } : null;
   };
+  // Operators read these by the config's protocol names.
   const unservedReason = (connection: ConnectorIdentity) =>
-    `no connector for provider "${connection.provider}" (authType "${connection.authType}"), and protocol "${connection.protocol}" has no generic connector; providers with a connector of their own: ${known().join(", ")}; generic connectors: ${GENERIC_PROTOCOLS.join(", ")}`;
+    `no connector for provider "${connection.provider}" (authType "${connection.authType}"), and protocol "${connection.protocol && configNameOf(connection.protocol)}" has no generic connector; providers with a connector of their own: ${known().join(", ")}; generic connectors: ${GENERIC_PROTOCOLS.map(configNameOf).join(", ")}`;
   return {
     create(spec, deps) {
       const choice = choose(spec);

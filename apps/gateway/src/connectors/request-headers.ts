@@ -25,9 +25,17 @@ export function baseRequestHeaders(
   return headers;
 }
 
-/** Adds `flag` to a comma-separated `anthropic-beta` value unless it is already there. */
-export function mergeBetaFlag(existing: string | undefined, flag: string): string {
-  if (!existing) return flag;
-  const flags = existing.split(",").map((value) => value.trim());
-  return flags.includes(flag) ? existing : `${existing},${flag}`;
+/**
+ * Comma-separated `anthropic-beta` flags of both lists, `first`'s before `then`'s, each once and
+ * trimmed: the connection's betas merged with the client's, or a flag the connection needs added.
+ */
+export function mergeBetas(first: string | undefined, then: string): string {
+  const flags: string[] = [];
+  for (const list of [first ?? "", then]) {
+    for (const raw of list.split(",")) {
+      const flag = raw.trim();
+      if (flag !== "" && !flags.includes(flag)) flags.push(flag);
+    }
+  }
+  return flags.join(",");
 }

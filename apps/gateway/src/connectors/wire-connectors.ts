@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ResolvedSecrets } from "../config/secrets";
+import { configNameOf } from "../protocols";
 import type { UpstreamConnector } from "./connector";
 import { ConnectorError } from "./connector-error";
 import type { OnboardingPoll } from "./connector-spec";
@@ -68,7 +69,7 @@ export function wireConnectors(
       // The body would be encoded for one wire and sent to an endpoint speaking another.
       disable(
         id,
-        `connection ${id}: provider "${spec.provider}" speaks protocol "${connector.protocol}" upstream, the config says "${spec.protocol}"`,
+        `connection ${id}: provider "${spec.provider}" speaks protocol "${configNameOf(connector.protocol)}" upstream, the config says "${configNameOf(spec.protocol)}"`,
       );
       continue;
     }

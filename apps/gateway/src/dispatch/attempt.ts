@@ -1,6 +1,7 @@
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import type { DispatchTarget } from "../routing/build-pool";
+import { LOCAL_CAPACITY } from "./connection-slots";
 
 /**
  * One attempt at one target: it owns the attempt's record (listed in error bodies and counted
@@ -28,6 +29,21 @@ export class Attempt {
   /** Skipped without a fall-through count: the connection was cooled by an earlier attempt. */
   skip(outcome: string): void {
     this.record.outcome = outcome;
+  }
+
+  /**
+   * Passed over for this request only: the connection is at this gateway's `maxConcurrent`.
+   * Nothing is sent, cooled, observed or counted as a fall-through (the upstream did nothing);
+   * it is counted as `passed_over` local capacity.
+   */
+  passOver(): void {
+    this.record.outcome = LOCAL_CAPACITY;
+    this.deps.metrics.countLocalCapacity(this.connectionId, "passed_over");
+  }
+
+  /** A slot of the connection passed over came free for this request: the attempt goes ahead. */
+  resume(): void {
+    this.record.outcome = "ok";
   }
 
   /**

@@ -1,45 +1,30 @@
+import type { UpstreamConnector } from "../connectors/connector";
+import { CODECS, type WireForwarding } from "../protocols";
 import type { UpstreamRequest } from "../upstream";
 import type { ClientHeaders, ClientRequest } from "./types";
 
 /**
- * Client headers a route keeps for forwarding: Anthropic's version and beta list, Claude Code's
- * attribution headers, and the user agent. Nothing that authenticates the client is kept.
+ * The client headers a route keeps for forwarding: `user-agent`, which every connector forwards,
+ * and each header some connection's connector declares it forwards (`forwardedClientHeaders`:
+ * Anthropic betas and Claude Code's attribution headers, the Codex CLI's `originator`, an
+ * editor's Copilot headers). Nothing that authenticates the client is among them, and each
+ * connector sends on only its own.
  */
-export const FORWARDED_CLIENT_HEADERS = [
-  "anthropic-version",
-  "anthropic-beta",
-  "x-claude-code-session-id",
-  "x-claude-code-agent-id",
-  "x-claude-code-parent-agent-id",
-  "x-app",
-  "user-agent",
-] as const;
+export function clientHeaderNames(connectors: Iterable<UpstreamConnector>): readonly string[] {
+  const names = new Set<string>(["user-agent"]);
+  for (const connector of connectors) {
+    for (const name of connector.forwardedClientHeaders) names.add(name.toLowerCase());
+  }
+  return [...names];
+}
 
-/**
- * Other clients' own identification a route also keeps, for the connectors that forward it to
- * their provider (the Codex CLI's `originator`, `version` and `session_id` to the Codex backend;
- * an editor's Copilot headers). {@link withClientHeaders} never sends these to Anthropic.
- */
-export const CONNECTOR_CLIENT_HEADERS = [
-  "originator",
-  "version",
-  "session_id",
-  "editor-version",
-  "editor-plugin-version",
-  "copilot-integration-id",
-] as const;
-
-const PICKED_CLIENT_HEADERS: readonly string[] = [
-  ...FORWARDED_CLIENT_HEADERS,
-  ...CONNECTOR_CLIENT_HEADERS,
-];
-
-/** Picks the forwarded client headers from a header lookup; undefined when there are none. */
+/** Picks the `names` headers from a header lookup; undefined when there are none. */
 export function pickClientHeaders(
+  names: readonly string[],
   header: (name: string) => string | undefined,
 ): ClientHeaders | undefined {
   let picked: Record<string, string> | undefined;
-  for (const name of PICKED_CLIENT_HEADERS) {
+  for (const name of names) {
     const value = header(name);
     if (value === undefined || value === "") continue;
     picked ??= {};
@@ -48,47 +33,57 @@ export function pickClientHeaders(
   return picked;
 }
 
+const WIRES: readonly WireForwarding[] = Object.values(CODECS).flatMap((codec) =>
+  codec.forwarding ? [codec.forwarding] : [],
+);
+
+/** Query parameters some wire forwards, as `[name, value, "name=value"]`. */
+const PICKED_QUERY: readonly (readonly [string, string, string])[] = [
+  ...new Set(WIRES.flatMap((wire) => wire.query)),
+].map((pair) => {
+  const equals = pair.indexOf("=");
+  return [pair.slice(0, equals), pair.slice(equals + 1), pair] as const;
+});
+
+/** A request's query parameters by name (`URLSearchParams` is one). */
+export interface QueryParams {
+  get(name: string): string | null | undefined;
+}
+
 /**
- * Applies the client's headers to an upstream request built from the connection's own (this
- * runs after the connection's headers, so the two compose). Only Anthropic-protocol upstreams
- * get them: the client's `anthropic-version`, its `anthropic-beta` flags merged with the
- * connection's (`oauth-2025-04-20`, say) without duplicates, its attribution headers and user
- * agent, and `?beta=true`. The client's identity is passed through as it came, never rewritten.
- * Credentials are never among them: the connection's auth headers are left as they are.
+ * Picks the query parameters some wire forwards (`beta=true`, see {@link WireForwarding.query})
+ * from the client's, as `name=value` joined by `&`; undefined when the client sent none of them
+ * with exactly that value. No other query reaches an upstream.
  */
-export function withClientHeaders(
+export function pickClientQuery(params: QueryParams | undefined): string | undefined {
+  if (params === undefined) return undefined;
+  let picked: string | undefined;
+  for (const [name, value, text] of PICKED_QUERY) {
+    if (params.get(name) !== value) continue;
+    picked = picked === undefined ? text : `${picked}&${text}`;
+  }
+  return picked;
+}
+
+/**
+ * The client's query parameters that the upstream's wire forwards (`forwarding`, the upstream
+ * codec's: Claude Code's `?beta=true` on the Messages API) appended to the upstream URL; any
+ * other upstream request is returned as it is. Headers are the connector's to forward.
+ */
+export function withClientQuery(
   upstream: UpstreamRequest,
   request: ClientRequest,
-  upstreamIsAnthropic: boolean,
+  forwarding: WireForwarding | null,
 ): UpstreamRequest {
-  const client = request.clientHeaders;
-  if (!upstreamIsAnthropic || (client === undefined && request.query === undefined)) {
-    return upstream;
-  }
-  const headers = { ...upstream.headers };
-  if (client) {
-    for (const name of FORWARDED_CLIENT_HEADERS) {
-      const value = client[name];
-      if (value === undefined) continue;
-      headers[name] = name === "anthropic-beta" ? mergeBetas(headers[name], value) : value;
-    }
-  }
-  const url = request.query ? withQuery(upstream.url, request.query) : upstream.url;
-  return { ...upstream, url, headers };
+  const query = forwarding && request.query && forwardedQuery(request.query, forwarding.query);
+  if (!query) return upstream;
+  const url = upstream.url.includes("?") ? `${upstream.url}&${query}` : `${upstream.url}?${query}`;
+  return { ...upstream, url };
 }
 
-/** Comma-separated beta flags of both lists, the connection's first, each once. */
-export function mergeBetas(connection: string | undefined, client: string): string {
-  const flags: string[] = [];
-  for (const list of [connection ?? "", client]) {
-    for (const raw of list.split(",")) {
-      const flag = raw.trim();
-      if (flag !== "" && !flags.includes(flag)) flags.push(flag);
-    }
-  }
-  return flags.join(",");
-}
-
-function withQuery(url: string, query: string): string {
-  return url.includes("?") ? `${url}&${query}` : `${url}?${query}`;
+/** The parameters of `query` (`a=b&c=d`) that the wire forwards; undefined when none. */
+function forwardedQuery(query: string, forwarded: readonly string[]): string | undefined {
+  if (forwarded.includes(query)) return query;
+  const kept = query.split("&").filter((pair) => forwarded.includes(pair));
+  return kept.length > 0 ? kept.join("&") : undefined;
 }

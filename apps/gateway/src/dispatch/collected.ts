@@ -20,7 +20,7 @@ export async function serveCollected(
   response: UpstreamResponse,
 ): Promise<TargetOutcome> {
   const { deps, attempt, request, prepared } = context;
-  const collector = createStreamCollector(prepared.protocol);
+  const collector = createStreamCollector(prepared.leg.upstream);
   const reader = response.chunks();
   try {
     for (;;) {
@@ -50,7 +50,7 @@ export async function serveCollected(
   }
   let encoded: TranslatedResponse;
   try {
-    encoded = encodeAnswer(prepared.protocol, request.api, answer.response, {
+    encoded = encodeAnswer(prepared.leg.upstream, prepared.leg.client, answer.response, {
       model: attempt.target.model,
       nowMs: deps.now(),
       ...(prepared.request ? { request: prepared.request } : {}),

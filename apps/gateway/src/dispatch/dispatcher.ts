@@ -7,9 +7,20 @@ import { connectionReasons, type ExplainSource } from "../routing/explain-model"
 import { createPoolCache } from "../routing/pool-cache";
 import { earliestPoolReturnMs } from "../routing/pool-reset";
 import type { ModelResolution, RoutingTable } from "../routing/routing-table";
+import {
+  type PinnedTarget,
+  pinnedTargetOut,
+  targetInAffinityOrder,
+} from "../routing/session-affinity";
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { isClientGone } from "./client-gone";
+import {
+  type ConnectionSlot,
+  ConnectionSlots,
+  LOCAL_CAPACITY,
+  localCapacityError,
+} from "./connection-slots";
 import { emptyPoolError } from "./empty-pool";
 import {
   admitOrSkip,
@@ -25,6 +36,7 @@ import { planSignals } from "./plan-signals";
 import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
+import { SessionPlacer } from "./session-placement";
 import { type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
@@ -34,7 +46,11 @@ export type { ClientRequest, Dispatcher } from "./types";
 const FREE: Admission = FREE_ADMISSION;
 
 /** Creates the dispatcher over injected deps and the static routing table. */
-export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispatcher {
+export function createDispatcher(
+  deps: GatewayDeps,
+  table: RoutingTable,
+  shared: { slots?: ConnectionSlots } = {},
+): Dispatcher {
   const { quotaCache, cooldowns, ledger, now, metrics } = deps;
   const ladderOptions: LadderOptions = {
     ...table.ladderBase,
@@ -61,7 +77,14 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     now,
     maxStateAgeMs: deps.config.subscriptionLadder.maxStateAgeMs,
   });
-  const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps) };
+  const slots =
+    shared.slots ??
+    new ConnectionSlots(deps.config.connections, (connection, outcome) =>
+      metrics.countLocalCapacity(connection, outcome),
+    );
+  const targetContext: TargetContext = { deps, calls: new UpstreamCalls(deps), slots };
+  const pinnedOut = (pin: PinnedTarget) => pinnedTargetOut(table, live, ladderOptions, pin);
+  const placement = new SessionPlacer(deps.sessions, pinnedOut);
   const probeContext: ProbeContext = { deps, table, live, ladderOptions, targets: targetContext };
 
   /** No target left: the reasons are read from the same explain the ladder route shows. */
@@ -134,11 +157,21 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
     const resolution = table.resolve(request.modelId);
     if (!resolution.ok) throw unknownModelError(resolution, table);
     const targets = pools.targetsFor(resolution, request.client);
+    // ladder.md §16: the session's pin goes first when the ladder kept it on the serving rung.
+    const pin = placement.pinOf(request.session, request.modelId);
+    const decision = placement.decide(targets, pin);
     if (targets.length === 0) {
       if (resolution.grouping !== "subscription") throw exhausted(resolution, request);
       // ladder.md §15: no plan has a fresh reading; a hard-stop plan may take this as a probe.
       const probe = await probePlans(probeContext, resolution, request);
-      if (probe.served) return probe.served;
+      if (probe.served) {
+        return placement.answered(request.session, pin, decision, probe.served, probe.attempts);
+      }
+      // Every plan it could probe is busy: the gateway's own limit, not the plans' quota.
+      if (onlyOutcome(probe.attempts, LOCAL_CAPACITY)) {
+        const busy = probe.attempts.findLast((tried) => tried.outcome === LOCAL_CAPACITY)!;
+        throw localCapacityErrorOf(busy.connection, 0, probe.attempts);
+      }
       throw exhausted(resolution, request, probe.attempts);
     }
 
@@ -149,41 +182,114 @@ export function createDispatcher(deps: GatewayDeps, table: RoutingTable): Dispat
       rateLimitRetryAt: null,
     };
     if (request.trace) request.trace.attempts = state.attempts;
-    for (const target of targets) {
-      const attempt = new Attempt(deps, target, request.requestId);
-      state.attempts.push(attempt.record);
-      if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
-        attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
-        continue;
+    // The last target passed over because its connection was full (`maxConcurrent`). The
+    // session's pinned target, when it goes first out of its turn, is tried once, before the rest.
+    let passedOver: Attempt | null = null;
+    let step = 0;
+    while (true) {
+      let attempt: Attempt;
+      let slot: ConnectionSlot | null;
+      if (step < targets.length) {
+        const target = targetInAffinityOrder(targets, decision, step++)!;
+        attempt = new Attempt(deps, target, request.requestId);
+        state.attempts.push(attempt.record);
+        if (cooldowns.isCoolingDown(attempt.connectionId, target.model)) {
+          attempt.skip("cooling_down"); // cooled by an earlier attempt of this same request
+          continue;
+        }
+        // A connection without maxConcurrent: one map lookup, the shared no-op slot.
+        slot = slots.take(attempt.connectionId);
+        if (slot === null) {
+          // Busy, not failing: a later target may serve this request; nothing is cooled.
+          attempt.passOver();
+          passedOver = attempt;
+          continue;
+        }
+      } else {
+        // No later target served it: the request waits in line for the last full connection
+        // it passed over, rather than fail while that connection is merely busy. On
+        // auto/subscription every target is a verified hard-stop plan, so when every plan is
+        // full the request waits for a plan (or gets the 503): nothing paid was ever in its
+        // list to fall to. On auto/thrifty the paid rungs after a full plan were tried first,
+        // within their budgets, as a plan failing over would have been.
+        if (passedOver === null) break;
+        attempt = passedOver;
+        passedOver = null;
+        slot = await slots.wait(attempt.connectionId, request.signal);
+        if (slot === null) {
+          const { connectionId } = attempt;
+          throw localCapacityErrorOf(connectionId, undefined, state.attempts);
+        }
+        attempt.resume();
+        if (cooldowns.isCoolingDown(attempt.connectionId, attempt.target.model)) {
+          slot.release(); // cooled by another request while this one waited
+          attempt.skip("cooling_down");
+          break;
+        }
       }
-      // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
-      const admission =
-        isPaidRung(target.rung) && !request.unbilled
-          ? await admitOrSkip(ledger, target, request)
-          : FREE;
-      if (admission === STORE_DOWN) {
-        attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
-        continue;
-      }
-      if (admission.hold === null) {
-        attempt.fallThrough(admission.refused);
-        continue;
-      }
-      // The one place a reservation is given back: whatever happened, unless it was handed off.
+      // The one place a slot is given back: whatever happened, unless a stream took it over.
       try {
-        const outcome = await tryTarget(targetContext, attempt, admission.hold, request, state);
-        if (outcome.served) return outcome.served;
+        const { target } = attempt;
+        // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
+        const admission =
+          isPaidRung(target.rung) && !request.unbilled
+            ? await admitOrSkip(ledger, target, request)
+            : FREE;
+        if (admission === STORE_DOWN) {
+          attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted
+          continue;
+        }
+        if (admission.hold === null) {
+          attempt.fallThrough(admission.refused);
+          continue;
+        }
+        // The one place a reservation is given back: whatever happened, unless it was handed off.
+        try {
+          const outcome = await tryTarget(
+            targetContext,
+            attempt,
+            admission.hold,
+            slot,
+            request,
+            state,
+          );
+          if (outcome.served) {
+            return placement.answered(
+              request.session,
+              pin,
+              decision,
+              outcome.served,
+              state.attempts,
+            );
+          }
+        } finally {
+          admission.hold.release();
+        }
       } catch (error) {
         if (isClientGone(error)) attempt.clientClosed();
         throw error;
       } finally {
-        admission.hold.release();
+        slot.release();
       }
     }
     throw allFailed(resolution, request, state);
   }
 
-  return { table, ladderOptions, live, dispatch };
+  /** `503 local_capacity` for `connectionId`, full after `waitedMs` (default its whole wait). */
+  function localCapacityErrorOf(
+    connectionId: string,
+    waitedMs: number | undefined,
+    attempts: readonly AttemptRecord[],
+  ): GatewayError {
+    metrics.countRequest("none", "none", LOCAL_CAPACITY, now());
+    const settings = slots.limitOf(connectionId)?.settings ?? {
+      id: connectionId,
+      maxQueueWaitMs: 0,
+    };
+    return localCapacityError(settings, waitedMs ?? settings.maxQueueWaitMs, attempts);
+  }
+
+  return { table, ladderOptions, live, slots, dispatch };
 }
 
 /** An attempt skipped because its protocol could not carry the request. */

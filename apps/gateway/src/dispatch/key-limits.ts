@@ -104,6 +104,7 @@ export function limitClientKeys(dispatcher: Dispatcher, limiter: KeyLimiter): Di
     table: dispatcher.table,
     ladderOptions: dispatcher.ladderOptions,
     live: dispatcher.live,
+    slots: dispatcher.slots,
     dispatch(request) {
       const limits = request.client.limits;
       // A count of tokens bills nothing and answers at once: it is not one of the key's requests.

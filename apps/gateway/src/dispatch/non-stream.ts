@@ -1,4 +1,4 @@
-import { type NormalizedUsage, responseUsage, translateResponse } from "../protocols";
+import type { WholeAnswer } from "../protocols";
 import { parseJsonObject } from "../protocols/ir/guards";
 import { UpstreamError, type UpstreamResponse } from "../upstream";
 import { clientGone } from "./client-gone";
@@ -6,10 +6,11 @@ import { FELL_THROUGH, type TargetOutcome } from "./types";
 import { replyWhole, type WholeAnswerContext } from "./whole-reply";
 
 /**
- * Serves a whole (non-stream) 2xx upstream answer: reads the body, passes it through byte for
- * byte when the upstream speaks the client's protocol and translates it through the hub when
- * not (listing dropped fields in `x-planfirst-dropped`), then `replyWhole` (redaction after usage
- * was read from the original, settle, receipt). A body that breaks off or cannot be read falls
+ * Serves a whole (non-stream) 2xx upstream answer: reads the body and has the request's leg make
+ * the client's answer of it (`Leg.readWhole`: byte for byte when the upstream speaks the client's
+ * protocol, translated through the hub when not, dropped fields listed in
+ * `x-planfirst-dropped`), then `replyWhole` (redaction after usage was read from the original,
+ * settle, receipt). A body that breaks off or cannot be read falls
  * through (no cooldown: the upstream did answer); a client that hung up rejects with
  * `client_closed_request`.
  */
@@ -17,8 +18,7 @@ export async function serveNonStream(
   context: WholeAnswerContext,
   response: UpstreamResponse,
 ): Promise<TargetOutcome> {
-  const { deps, attempt, request, prepared } = context;
-  const upstreamProtocol = prepared.protocol;
+  const { deps, attempt, prepared } = context;
   let text: string;
   try {
     text = await response.text();
@@ -33,24 +33,12 @@ export async function serveNonStream(
     attempt.fallThrough("invalid_body");
     return FELL_THROUGH;
   }
-  if (upstreamProtocol === request.api) {
-    return replyWhole(context, text, responseUsage(upstreamProtocol, parsed), prepared.dropped);
-  }
-  let clientText: string;
-  let usage: NormalizedUsage | null;
-  let dropped: readonly string[] = prepared.dropped;
+  let answer: WholeAnswer;
   try {
-    const translated = translateResponse(upstreamProtocol, request.api, parsed, {
-      model: attempt.target.model,
-      nowMs: deps.now(),
-      ...(prepared.request ? { request: prepared.request } : {}),
-    });
-    clientText = JSON.stringify(translated.body);
-    usage = translated.usage;
-    if (translated.dropped.length > 0) dropped = [...dropped, ...translated.dropped];
+    answer = prepared.leg.readWhole(prepared, text, parsed, attempt.target.model, deps.now);
   } catch {
     attempt.fallThrough("invalid_body");
     return FELL_THROUGH;
   }
-  return replyWhole(context, clientText, usage, dropped);
+  return replyWhole(context, answer.text, answer.usage, answer.dropped);
 }

@@ -1,12 +1,14 @@
 import {
   failureOfStatus,
-  parseResponseSignals,
+  type ResponseSignals,
   type UpstreamFailure,
+  type UsageSignals,
 } from "@planfirst/quota-cache";
-import type { GatewayDeps } from "../deps";
+import type { Logger } from "pino";
+import type { GatewayDeps, GatewayQuotaCache } from "../deps";
 import { reportImplausibleTimes } from "../observability/implausible-times";
+import type { GatewayMetrics } from "../observability/metrics";
 import type { DispatchTarget } from "../routing/build-pool";
-import type { UpstreamResponse } from "../upstream";
 
 /** Upstream statuses that are the client's own fault: answered to it as they are, no cooldown. */
 const RETURN_TO_CLIENT = new Set([400, 404, 405, 409, 413, 415, 422]);
@@ -24,7 +26,7 @@ const CONNECTION_FAULTS: ReadonlySet<UpstreamFailure["kind"]> = new Set([
 
 /**
  * True when an upstream answer goes back to the client as its own fault: a client-fault status
- * that the parser did not read as the connection's own problem. A Claude 400 "Third-party apps
+ * that the connector did not read as the connection's own problem. A Claude 400 "Third-party apps
  * now draw from your extra usage…" says this connection would bill (E4); a Copilot 400 "missing
  * Editor-Version header" says the connection is set up wrong. Neither says the request is wrong:
  * the request falls through to the next target instead.
@@ -33,38 +35,48 @@ export function isClientFaultAnswer(status: number, failure: UpstreamFailure | u
   return isClientFault(status) && (failure === undefined || !CONNECTION_FAULTS.has(failure.kind));
 }
 
+/** What recording a reading needs: the quota cache, and where implausible times are reported. */
+export interface ReadingDeps {
+  quotaCache: Pick<GatewayQuotaCache, "observe" | "observeEvidence">;
+  logger: Logger;
+  /** Counts implausible times (`planfirst_implausible_times_total`); absent = not counted. */
+  metrics?: GatewayMetrics;
+}
+
 /**
- * Passive quota observation: every response's signals go to the connection that sent it. A
- * failure the provider's parser did not name is read from the bare status (quota-cache's
- * `failureOfStatus`), except for the client's own faults, which say nothing about the
- * connection. The failure, if any, is recorded and cools the connection for the model.
- * `signalsProvider` picks quota-cache's parser (the connector's `signalsProvider`, else the
- * target's provider).
+ * Records a reading of the connection, from an answer, a stream event or a usage payload, its
+ * times already bounded: its windows, its overage evidence (E1/E2), and every time it carried
+ * beyond what its window allows (counted, and warned about once).
+ */
+export function observeReading(
+  deps: ReadingDeps,
+  connectionId: string,
+  reading: UsageSignals,
+): void {
+  if (reading.windows.length > 0) deps.quotaCache.observe(connectionId, reading.windows);
+  if (reading.evidence) deps.quotaCache.observeEvidence(connectionId, reading.evidence);
+  if (reading.implausible && deps.metrics) {
+    reportImplausibleTimes({ ...deps, metrics: deps.metrics }, connectionId, reading.implausible);
+  }
+}
+
+/**
+ * Passive quota observation: what the connection's connector read in one of its answers goes to
+ * that connection ({@link observeReading}; evidence is stored before the failure, so an `on` from
+ * a money refusal is in force for the very next pool build, E4). A failure the connector did not
+ * name is read from the bare status (quota-cache's `failureOfStatus`), except for the client's
+ * own faults, which say nothing about the connection. The failure, if any, is recorded and cools
+ * the connection for the model.
  */
 export function observeResponse(
-  deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "now" | "metrics" | "logger">,
+  deps: Pick<GatewayDeps, "quotaCache" | "cooldowns" | "metrics" | "logger">,
   target: DispatchTarget,
   status: number,
-  headers: UpstreamResponse["headers"],
-  body: unknown,
-  /** The connector's own reading of the failure; wins over the generic parser's. */
-  classified?: UpstreamFailure | null,
-  signalsProvider: string = target.provider,
+  signals: ResponseSignals,
 ): UpstreamFailure | undefined {
   const connectionId = target.connection.config.id;
-  const signals = parseResponseSignals(signalsProvider, {
-    status,
-    headers,
-    body,
-    observedAtMs: deps.now(),
-    model: target.model,
-  });
-  if (signals.windows.length > 0) deps.quotaCache.observe(connectionId, signals.windows);
-  // E1/E2/E4: the account's own word on whether it bills past (or instead of) its plan; stored
-  // before the failure so an `on` from a money refusal is in force for the very next pool build.
-  if (signals.evidence) deps.quotaCache.observeEvidence(connectionId, signals.evidence);
-  reportImplausibleTimes(deps, connectionId, signals.implausible);
-  let failure = classified ?? signals.failure;
+  observeReading(deps, connectionId, signals);
+  let failure = signals.failure;
   if (!failure && !isClientFault(status)) failure = failureOfStatus(status);
   if (failure) {
     deps.quotaCache.observeFailure(connectionId, failure, { model: target.model });

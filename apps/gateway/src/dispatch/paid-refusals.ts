@@ -4,6 +4,7 @@ import type { ClientKeyBudget } from "../config/client-key-policy";
 import type { GatewayLedger } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
 import type { DispatchTarget } from "../routing/build-pool";
+import { LOCAL_CAPACITY } from "./connection-slots";
 import { type Admission, admit } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import type { ClientRequest } from "./types";
@@ -12,7 +13,7 @@ import type { ClientRequest } from "./types";
 export const STORE_DOWN = "spend_store_unavailable" as const;
 
 /** Outcomes that skipped a target without it failing: neutral when deciding why a request ended. */
-const SKIPPED = new Set(["cooling_down"]);
+const SKIPPED = new Set(["cooling_down", LOCAL_CAPACITY]);
 
 /**
  * True for a reserve that failed because the spend store cannot answer (Redis unreachable, or

@@ -32,11 +32,12 @@ export interface ProbeOutcome {
  * with no fresh reading whose effective overage is `hard-stop` (P1, P5: `probeTargets`) is sent
  * this request as the probe, bound to it, under its probe lease (single-flight, across replicas on
  * Redis). A 2xx that left no fresh reading records `served` (P3); a quota failure is recorded by
- * the same observation as any answer (P4), so the caller's 429 gives the new reading's reset. While
- * another probe of a connection is in flight, this request does not wait: it is refused with
- * `Retry-After: 1` (P2, S2b). Waiting would hold the client for up to the connection's timeout for
- * an answer that is often a 429 anyway; a 1 s retry costs the client nothing and nothing can bill.
- * The lease is released in a `finally`, whatever happened.
+ * the same observation as any answer (P4), so the caller's 429 gives the new reading's reset.
+ * While another probe of a connection is in flight, this request does not wait: it is refused
+ * with `Retry-After: 1` (P2, S2b). Waiting would hold the client for up to the connection's
+ * timeout for an answer that is often a 429 anyway; a 1 s retry costs the client nothing and
+ * nothing can bill. The lease is released in a `finally`, whatever happened. A connection at
+ * its `maxConcurrent` is passed over (`local_capacity`), never probed past its limit.
  */
 export async function probePlans(
   context: ProbeContext,
@@ -59,35 +60,47 @@ export async function probePlans(
     ladderOptions,
   )) {
     const connectionId = target.connection.config.id;
-    const lease = await deps.quotaCache.tryAcquireProbe(
-      connectionId,
-      target.connection.config.timeoutMs,
-    );
-    if (lease === null) continue; // another probe is out: S2b's Retry-After: 1
-    const attempt = new Attempt(deps, target, request.requestId);
-    state.attempts.push(attempt.record);
-    deps.logger.debug(
-      { requestId: request.requestId, connection: connectionId, model: target.model },
-      "probing a hard-stop plan with no fresh reading",
-    );
+    // A full connection (maxConcurrent) is not probed now: busy is not a verdict on its plan.
+    const slot = context.targets.slots.take(connectionId);
+    if (slot === null) {
+      const passed = new Attempt(deps, target, request.requestId);
+      state.attempts.push(passed.record);
+      passed.passOver();
+      continue;
+    }
     try {
-      const hold = FREE_ADMISSION.hold;
-      if (hold === null) break;
-      const outcome = await tryTarget(context.targets, attempt, hold, request, state);
-      if (outcome.served) {
-        const ok = outcome.served.kind !== "body" || outcome.served.status < 300;
-        const candidate = { provider: target.provider, model: target.model, connectionId };
-        // P3: the answer carried no reading (z.ai, Kimi): headroom verified by being served.
-        if (ok && isProbeable(candidate, connectionId, ladderOptions)) {
-          deps.quotaCache.recordServed(connectionId, target.model);
+      const lease = await deps.quotaCache.tryAcquireProbe(
+        connectionId,
+        target.connection.config.timeoutMs,
+      );
+      if (lease === null) continue; // another probe is out: S2b's Retry-After: 1
+      const attempt = new Attempt(deps, target, request.requestId);
+      state.attempts.push(attempt.record);
+      deps.logger.debug(
+        { requestId: request.requestId, connection: connectionId, model: target.model },
+        "probing a hard-stop plan with no fresh reading",
+      );
+      try {
+        const hold = FREE_ADMISSION.hold;
+        if (hold === null) break;
+        const outcome = await tryTarget(context.targets, attempt, hold, slot, request, state);
+        if (outcome.served) {
+          const ok = outcome.served.kind !== "body" || outcome.served.status < 300;
+          const candidate = { provider: target.provider, model: target.model, connectionId };
+          // P3: the answer carried no reading (z.ai, Kimi): headroom verified by being served.
+          if (ok && isProbeable(candidate, connectionId, ladderOptions)) {
+            deps.quotaCache.recordServed(connectionId, target.model);
+          }
+          return { served: outcome.served, attempts: state.attempts };
         }
-        return { served: outcome.served, attempts: state.attempts };
+      } catch (error) {
+        if (isClientGone(error)) attempt.clientClosed();
+        throw error;
+      } finally {
+        await lease.release();
       }
-    } catch (error) {
-      if (isClientGone(error)) attempt.clientClosed();
-      throw error;
     } finally {
-      await lease.release();
+      slot.release(); // unless a committed stream took it over
     }
   }
   return { served: null, attempts: state.attempts };

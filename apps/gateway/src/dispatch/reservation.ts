@@ -7,6 +7,7 @@ import {
 } from "@planfirst/spend-ledger";
 import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayLedger } from "../deps";
+import { clientWireOf } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { ClientRequest } from "./types";
 
@@ -77,7 +78,10 @@ const scans = new WeakMap<ClientRequest, WorstCaseScan>();
 export function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
   let scanned = scans.get(request);
   if (scanned === undefined) {
-    scanned = scanWorstCase(request);
+    scanned = scanWorstCase({
+      body: request.body,
+      protocol: clientWireOf(request.protocol).costScan,
+    });
     scans.set(request, scanned);
   }
   return scanned;

@@ -2,17 +2,14 @@ import { formatUsd, type Reservation } from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { AttemptRecord } from "../errors";
 import type { ClientStreamSource, StreamReply } from "../http/reply";
-import {
-  type ClientStream,
-  codecFor,
-  createFrameRelay,
-  createStreamTranslator,
-} from "../protocols";
+import type { ClientStream } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import { type ChunkReader, UpstreamError, type UpstreamResponse } from "../upstream";
 import type { SecretRedactor } from "../upstream/secret-redactor";
+import type { ConnectionSlot } from "./connection-slots";
 import { writeReceipt } from "./receipt";
 import { redactingStream } from "./redaction";
+import { pinServed } from "./session-placement";
 import { settleSpend } from "./settle";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -31,6 +28,8 @@ export interface StreamInputs {
   estimatedInputTokens: number;
   /** Removes the connection's credentials from every client byte; none when absent. */
   redactor?: SecretRedactor;
+  /** The connection slot a committed stream holds until it ends; none when absent. */
+  slot?: ConnectionSlot;
 }
 
 /**
@@ -49,13 +48,20 @@ const END = { text: "", done: true } as const;
  * response is committed only once the stream has produced client bytes; a failure before that returns
  * `{ ok: false }` so the dispatcher falls through to the next target. After the first byte, an
  * upstream failure or cut ends the stream with its explicit error frame, never a clean
- * end. A client that goes away aborts the upstream. Spend is settled exactly once either way.
+ * end. A client that goes away aborts the upstream. Spend is settled, and the connection's slot
+ * (`slot`) given back, exactly once either way.
  * Every client byte, relayed or translated, passes `redactor` (a secret split across upstream
  * chunks included); a stream with no secret in it is unchanged.
  */
 export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcome> {
   const { deps, request, target, response } = inputs;
-  const inner = clientStreamFor(inputs);
+  // The leg decides: the byte-faithful frame relay, or the hub's translator.
+  const inner = inputs.prepared.leg.openStream(
+    inputs.prepared,
+    request.body,
+    target.model,
+    deps.now,
+  );
   const relay = inputs.redactor ? redactingStream(inner, inputs.redactor) : inner;
   const iterator = response.chunks();
 
@@ -196,8 +202,12 @@ class UpstreamStreamSource implements ClientStreamSource {
   private finish(outcome: string): Promise<string> {
     if (this.settled) return Promise.resolve("0");
     this.settled = true;
+    // The upstream is done with (ended, failed or cut): the connection's slot is free again.
+    this.inputs.slot?.end();
     const { deps, target, request } = this.inputs;
     deps.metrics.countRequest(target.rung, target.connection.config.id, outcome, deps.now());
+    // Only a stream that ended cleanly pins its session: a cut or failed one answered nothing.
+    if (outcome === "ok") pinServed(deps, request, target);
     const settled = settle(this.inputs, this.relay);
     const trace = request.trace;
     if (trace) {
@@ -229,33 +239,5 @@ function clientWentAway(request: ClientRequest, error: unknown): boolean {
   return (
     request.signal?.aborted === true ||
     (UpstreamError.isInstance(error) && error.code === "aborted")
-  );
-}
-
-/**
- * The client side of the stream: the byte-faithful frame relay for a same-protocol upstream
- * (hiding the usage-only chat chunk the gateway asked for when the client did not), else the
- * hub's translator from the upstream's protocol to the client's.
- */
-function clientStreamFor(inputs: StreamInputs): ClientStream {
-  const { request, prepared, target, deps } = inputs;
-  if (prepared.protocol === request.api) {
-    return createFrameRelay(codecFor(request.api), {
-      hideUsageOnlyChunks: request.api === "openai-chat" && !includeUsageRequested(request),
-    });
-  }
-  return createStreamTranslator(prepared.protocol, request.api, {
-    model: target.model,
-    nowMs: deps.now(),
-    ...(prepared.request ? { request: prepared.request } : {}),
-  });
-}
-
-function includeUsageRequested(request: ClientRequest): boolean {
-  const options = request.body.stream_options;
-  return (
-    typeof options === "object" &&
-    options !== null &&
-    (options as Record<string, unknown>).include_usage === true
   );
 }

@@ -10,8 +10,9 @@ import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { clientGone } from "./client-gone";
 import { serveCollected } from "./collected";
+import type { ConnectionSlot, ConnectionSlots } from "./connection-slots";
 import { serveNonStream } from "./non-stream";
-import { isClientFaultAnswer, observeResponse } from "./observe-response";
+import { isClientFaultAnswer } from "./observe-response";
 import { redactorFor } from "./redaction";
 import type { ReservationHold } from "./reservation";
 import { streamResponse } from "./stream";
@@ -24,6 +25,8 @@ import { clientFaultReply } from "./upstream-rejection";
 export interface TargetContext {
   readonly deps: GatewayDeps;
   readonly calls: UpstreamCalls;
+  /** The connections' `maxConcurrent` limits. */
+  readonly slots: ConnectionSlots;
 }
 
 /** What one client request collects across its attempts. */
@@ -39,16 +42,19 @@ export interface RequestState {
 }
 
 /**
- * One attempt after its reservation: send, observe the answer's quota signals, then serve it
- * (a whole answer, read whole or collected from a streams-only upstream, or a stream) or fall
- * through. Rejects with `client_closed_request` when the client hung up. A body the target's
- * protocol cannot carry skips the target (`unsupported_field` or `invalid_field`, the error kept
- * in `state.refusal`); the reservation is the caller's to release either way.
+ * One attempt after its reservation and its connection slot: send, observe the answer's quota
+ * signals, then serve it (a whole answer, read whole or collected from a streams-only upstream,
+ * or a stream) or fall through. Rejects with `client_closed_request` when the client hung up. A
+ * body the target's protocol cannot carry skips the target (`unsupported_field` or
+ * `invalid_field`, the error kept in `state.refusal`); the reservation and the slot are the
+ * caller's to release either way: a committed stream takes both over (`handOff()`) and gives
+ * the slot back when it ends.
  */
 export async function tryTarget(
   context: TargetContext,
   attempt: Attempt,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   state: RequestState,
 ): Promise<TargetOutcome> {
@@ -100,7 +106,6 @@ export async function tryTarget(
   }
   deps.metrics.observeUpstreamLatency(connectionId, performance.now() - startedAt);
   attempt.answered(response.status);
-  context.calls.observe(target, response.headers);
   // Whatever of this answer reaches the client goes through the redactor of the credential it
   // was sent with: an upstream that echoes it must not hand it to whoever holds a gateway key.
   const redactor = redactorFor(target.connection, upstreamRequest);
@@ -108,15 +113,7 @@ export async function tryTarget(
   if (response.status >= 300) {
     const text = await response.text().catch(() => "");
     const body = parseJsonObject(text) ?? undefined;
-    const failure = observeResponse(
-      deps,
-      target,
-      response.status,
-      response.headers,
-      body,
-      context.calls.classify(target, response.status, response.headers, body ?? text),
-      context.calls.signalsProvider(target),
-    );
+    const failure = context.calls.observe(target, response.status, response.headers, body ?? text);
     if (isClientFaultAnswer(response.status, failure)) {
       const clientText = redactor.redact(text);
       const reply = clientFaultReply(
@@ -142,15 +139,7 @@ export async function tryTarget(
     return FELL_THROUGH;
   }
 
-  observeResponse(
-    deps,
-    target,
-    response.status,
-    response.headers,
-    undefined,
-    null,
-    context.calls.signalsProvider(target),
-  );
+  context.calls.observe(target, response.status, response.headers);
   deps.cooldowns.succeed(connectionId, { model: target.model });
   if (!request.stream) {
     const whole = {
@@ -171,6 +160,7 @@ export async function tryTarget(
     deps,
     target,
     hold,
+    slot,
     request,
     watched,
     state,
@@ -179,6 +169,7 @@ export async function tryTarget(
   );
   if (streamed.ok) {
     hold.handOff();
+    slot.handOff(); // held until the stream ends, however it ends
     return { served: streamed.reply };
   }
   if (streamed.clientGone) {
@@ -225,6 +216,7 @@ function streamStarted(
   deps: GatewayDeps,
   target: DispatchTarget,
   hold: ReservationHold,
+  slot: ConnectionSlot,
   request: ClientRequest,
   response: UpstreamResponse,
   state: RequestState,
@@ -241,5 +233,6 @@ function streamStarted(
     attempts: state.attempts,
     reservation: hold.reservation,
     estimatedInputTokens: hold.estimatedInputTokens,
+    slot,
   });
 }

@@ -1,18 +1,21 @@
 import type { LadderOptions } from "@planfirst/subscription-ladder";
 import type { GatewayReply } from "../http/reply";
 import type { RequestTrace } from "../observability/request-log/request-trace";
-import type { ProtocolName, WireProtocol } from "../protocols";
+import type { ClientProtocolName } from "../protocols";
 import type { ClientIdentity } from "../routing/client-identity";
 import type { PoolLiveState } from "../routing/exclusions";
 import type { RoutingTable } from "../routing/routing-table";
+import type { SessionKey } from "../routing/session-key";
 import type { AbortSignalLike } from "../upstream";
+import type { ConnectionSlots } from "./connection-slots";
 
 /** One client request as the routes hand it to the dispatcher. */
 export interface ClientRequest {
-  /** The error shape and estimate rules of the client's API (the route it called). */
-  protocol: WireProtocol;
-  /** The hub protocol the client speaks: same-protocol targets relay, others translate. */
-  api: ProtocolName;
+  /**
+   * The protocol the client speaks (the route it called): its bodies, answers and errors, what
+   * the spend ledger reads of its body; targets speaking it relay, others translate.
+   */
+  protocol: ClientProtocolName;
   /** The client headers forwarded upstream (see `client-headers.ts`); none when absent. */
   clientHeaders?: ClientHeaders;
   /**
@@ -25,13 +28,21 @@ export interface ClientRequest {
    * nothing for it, so it can neither be refused by a budget nor book a cost.
    */
   unbilled?: boolean;
-  /** Query forwarded to Anthropic upstreams (`beta=true` from Claude Code), without the `?`. */
+  /**
+   * The client's query parameters some wire forwards (`beta=true` from Claude Code to a Messages
+   * upstream, see `WireForwarding.query`), joined by `&`, without the `?`.
+   */
   query?: string;
   /** The parsed JSON body (parsed once). */
   body: Record<string, unknown>;
   modelId: string;
   stream: boolean;
   client: ClientIdentity;
+  /**
+   * The request's session (ladder.md §16); absent when affinity is off, for an unbilled call,
+   * or when nothing in the request names or shapes a conversation.
+   */
+  session?: SessionKey;
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignalLike | undefined;
@@ -51,6 +62,8 @@ export interface Dispatcher {
   readonly table: RoutingTable;
   readonly ladderOptions: LadderOptions;
   readonly live: PoolLiveState;
+  /** The connections' `maxConcurrent` limits, as they stand now. */
+  readonly slots: ConnectionSlots;
   /** Routes one request: steps 2–9 of the request flow. Failures reject with `GatewayError`. */
   dispatch(request: ClientRequest): Promise<GatewayReply>;
 }

@@ -4,8 +4,7 @@ import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 
 function wholeChatRequest(): ClientRequest {
   return {
-    protocol: "openai",
-    api: "openai-chat",
+    protocol: "openai-chat",
     body: { model: "auto/thrifty", messages: [{ role: "user", content: "hi" }] },
     modelId: "auto/thrifty",
     stream: false,

@@ -1,16 +1,21 @@
-import type { UpstreamFailure } from "@planfirst/quota-cache";
+import {
+  boundSignals,
+  type OverageObservation,
+  type UpstreamFailure,
+} from "@planfirst/quota-cache";
 import {
   mergeBodyFields,
   type PreparedRequest,
   type UpstreamConnector,
 } from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
-import { observeBilling } from "../connectors/observe-billing";
 import type { GatewayDeps } from "../deps";
-import { hubProtocolOf } from "../protocols";
+import { codecFor } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
+import { promptCacheKeyOf } from "../routing/session-key";
 import type { UpstreamRequest, UpstreamResponse } from "../upstream";
-import { withClientHeaders } from "./client-headers";
+import { withClientQuery } from "./client-headers";
+import { observeReading, observeResponse } from "./observe-response";
 import { sentCredential } from "./sent-credential";
 import { watchStreamEvents } from "./stream-events";
 import type { ClientRequest } from "./types";
@@ -34,8 +39,15 @@ export interface PreparedCall {
  */
 export class UpstreamCalls {
   private readonly connectors: ReadonlyMap<string, UpstreamConnector>;
+  /** The evidence last handed to the quota cache, per connection (see `observe`). */
+  private readonly lastEvidence = new Map<string, OverageObservation>();
 
-  constructor(private readonly deps: Pick<GatewayDeps, "connectors" | "quotaCache" | "now">) {
+  constructor(
+    private readonly deps: Pick<
+      GatewayDeps,
+      "connectors" | "quotaCache" | "cooldowns" | "now" | "metrics" | "logger"
+    >,
+  ) {
     this.connectors = deps.connectors ?? new Map();
   }
 
@@ -72,8 +84,14 @@ export class UpstreamCalls {
     const collect =
       connector.streamOnly === true && !request.stream && request.subPath === undefined;
     const stream = request.stream || collect;
-    const protocol = hubProtocolOf(connector.protocol);
-    const body = upstreamBodyFor(request, protocol, target.model, stream, bodies);
+    const body = upstreamBodyFor(
+      request,
+      connector.protocol,
+      target.model,
+      stream,
+      bodies,
+      promptCacheKeyFor(target, connector, request),
+    );
     const shape = connector.prepare({
       model: target.model,
       stream,
@@ -103,48 +121,53 @@ export class UpstreamCalls {
   }
 
   /**
-   * Every upstream answer's headers go to the connector (Codex credits, Claude overage); a
-   * connector that now knows its plan bills after the window records overage evidence `on`.
+   * Reads one upstream answer through the connection's connector, success or failure (`body`: the
+   * error body's parsed JSON or its text; absent for a success), bounds its times (quota-cache
+   * `boundSignals`) and records what it says against the connection (`observeResponse`). Returns
+   * the failure, if the answer was one. Evidence the connector gives again as the same object (a
+   * metered key's `on`, see `meteredEvidence`) is not handed to the quota cache twice.
    */
-  observe(target: DispatchTarget, headers: UpstreamResponse["headers"]): void {
-    const connector = this.connectors.get(target.connection.config.id);
-    if (!connector) return;
-    connector.observeHeaders(plainHeaders(headers));
-    observeBilling(this.deps, target.connection.config.id, connector);
+  observe(
+    target: DispatchTarget,
+    status: number,
+    headers: UpstreamResponse["headers"],
+    body?: unknown,
+  ): UpstreamFailure | undefined {
+    const connectionId = target.connection.config.id;
+    const observedAtMs = this.deps.now();
+    const signals = boundSignals(
+      this.connectorOf(target).readResponse({
+        status,
+        headers,
+        body,
+        observedAtMs,
+        model: target.model,
+      }),
+      observedAtMs,
+    );
+    const evidence = signals.evidence;
+    if (evidence !== undefined) {
+      if (this.lastEvidence.get(connectionId) === evidence) signals.evidence = undefined;
+      else this.lastEvidence.set(connectionId, evidence);
+    }
+    return observeResponse(this.deps, target, status, signals);
   }
 
   /**
    * A stream response whose provider sends quota in-band (Codex `codex.rate_limits`): the same
-   * response, its events also read into the quota cache as the stream goes. Any other stream is
-   * returned as it is, unscanned.
+   * response, each such event read by the connector and recorded as the stream goes. Any other
+   * stream is returned as it is, unscanned.
    */
   watch(target: DispatchTarget, response: UpstreamResponse): UpstreamResponse {
     const connectionId = target.connection.config.id;
     const connector = this.connectors.get(connectionId);
     const names = connector?.streamEvents;
-    if (!connector?.parseStreamEvent || !names || names.length === 0) return response;
+    if (!connector?.readStreamEvent || !names || names.length === 0) return response;
     return watchStreamEvents(response, names, (event, data) => {
-      const windows = connector.parseStreamEvent?.(event, data, this.deps.now()) ?? [];
-      if (windows.length > 0) this.deps.quotaCache.observe(connectionId, windows);
-      observeBilling(this.deps, connectionId, connector);
+      const observedAtMs = this.deps.now();
+      const reading = connector.readStreamEvent?.(event, data, observedAtMs);
+      if (reading) observeReading(this.deps, connectionId, boundSignals(reading, observedAtMs));
     });
-  }
-
-  /** The provider id whose quota-cache parser reads `target`'s answers (see `signalsProvider`). */
-  signalsProvider(target: DispatchTarget): string {
-    return this.connectors.get(target.connection.config.id)?.signalsProvider ?? target.provider;
-  }
-
-  /** The connector's own reading of an error answer, or null to leave it to quota-cache's. */
-  classify(
-    target: DispatchTarget,
-    status: number,
-    headers: UpstreamResponse["headers"],
-    body: unknown,
-  ): UpstreamFailure | null {
-    const connector = this.connectors.get(target.connection.config.id);
-    if (!connector) return null;
-    return connector.classifyFailure(status, plainHeaders(headers), body, this.deps.now());
   }
 
   private assemble(
@@ -155,7 +178,6 @@ export class UpstreamCalls {
     collect: boolean,
   ): PreparedCall {
     const connection = target.connection;
-    const protocol = body.protocol;
     const built: UpstreamRequest = {
       url: request.subPath ? shape.url + request.subPath : shape.url,
       headers: shape.headers,
@@ -168,31 +190,22 @@ export class UpstreamCalls {
         request.stream || collect ? connection.config.firstByteTimeoutMs : undefined,
       signal: request.signal,
     };
-    const upstream = withClientHeaders(built, request, protocol === "anthropic-messages");
+    const upstream = withClientQuery(built, request, codecFor(body.leg.upstream).forwarding);
     return { upstream, body, collect };
   }
 }
 
 /**
- * Response headers as single strings: the same object when every value already is one (Node
- * gives arrays only for a few repeated headers such as `set-cookie`), else a copy with repeated
- * values joined and absent ones left out.
+ * The prompt cache key a session's request carries to `target`: derived from the session hash,
+ * only to an upstream that takes one (the connection's `promptCacheKey` setting, else what its
+ * connector knows of the provider). The protocol writes it only where the client sent none.
  */
-export function plainHeaders(
-  headers: UpstreamResponse["headers"],
-): Readonly<Record<string, string>> {
-  let flat = true;
-  for (const name in headers) {
-    if (typeof headers[name] !== "string") {
-      flat = false;
-      break;
-    }
-  }
-  if (flat) return headers as Readonly<Record<string, string>>;
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value === "string") out[name] = value;
-    else if (Array.isArray(value)) out[name] = value.join(", ");
-  }
-  return out;
+function promptCacheKeyFor(
+  target: DispatchTarget,
+  connector: UpstreamConnector,
+  request: ClientRequest,
+): string | undefined {
+  if (request.session === undefined) return undefined;
+  const accepts = target.connection.config.promptCacheKey ?? connector.acceptsPromptCacheKey;
+  return accepts === true ? promptCacheKeyOf(request.session.hash) : undefined;
 }

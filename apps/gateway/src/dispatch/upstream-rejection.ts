@@ -1,5 +1,6 @@
-import { errorBody, upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
+import { upstreamErrorMessage, upstreamErrorType } from "../http/error-body";
 import type { GatewayReply } from "../http/reply";
+import { clientWireOf } from "../protocols";
 import type { Attempt } from "./attempt";
 import { receiptOf, writeReceipt } from "./receipt";
 import type { ClientRequest } from "./types";
@@ -30,7 +31,7 @@ export function clientFaultReply(
   );
   const headers: Record<string, string> = { "content-type": "application/json" };
   writeReceipt(headers, receiptOf(attempt.target, attemptCount, "0"));
-  if (raw && raw.prepared.protocol === request.api && body !== undefined) {
+  if (raw?.prepared.leg.relay && body !== undefined) {
     headers["x-planfirst-reason"] = "upstream_rejected_request";
     return { kind: "body", status, headers, body: raw.text };
   }
@@ -39,7 +40,7 @@ export function clientFaultReply(
     status,
     headers,
     body: JSON.stringify(
-      errorBody(request.protocol, {
+      clientWireOf(request.protocol).errorBody({
         message: upstreamErrorMessage(body, `upstream answered ${status}`),
         type: upstreamErrorType(body) ?? "invalid_request_error",
         code: "upstream_rejected_request",

@@ -4,6 +4,7 @@ import type { SecretRedactor } from "../upstream/secret-redactor";
 import type { Attempt } from "./attempt";
 import { receiptOf, writeReceipt } from "./receipt";
 import type { ReservationHold } from "./reservation";
+import { pinServed } from "./session-placement";
 import { settleSpend } from "./settle";
 import type { ClientRequest, TargetOutcome } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
@@ -25,8 +26,9 @@ export interface WholeAnswerContext {
 /**
  * Serves `clientText`, a whole answer already in the client's protocol: the connection's
  * credentials redacted out of it, the reservation handed off and settled from `usage` (the input
- * estimate when the upstream reported none), the request counted `ok`, and a 200 with the
- * receipt headers and `x-planfirst-dropped` listing `dropped` when it is not empty.
+ * estimate when the upstream reported none), the request counted `ok`, its session pinned to
+ * this target, and a 200 with the receipt headers and `x-planfirst-dropped` listing `dropped`
+ * when it is not empty.
  */
 export async function replyWhole(
   context: WholeAnswerContext,
@@ -48,6 +50,7 @@ export async function replyWhole(
       )
     : "0";
   attempt.finish("ok");
+  pinServed(deps, request, attempt.target);
   const trace = request.trace;
   if (trace) {
     trace.answeredBy(attempt.target.rung, attempt.connectionId, attempt.target.model, dropped);

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { flatString } from "./flat-string";
 import type { ClientStreamSource, GatewayReply } from "./reply";
 
 /**
@@ -15,6 +16,10 @@ export function writeNodeReply(outgoing: ServerResponse, reply: GatewayReply): v
     return;
   }
   outgoing.writeHead(reply.status, reply.headers);
+  // Node keeps the header block it built for the stream's whole life, in ~50 pieces: one flat
+  // copy instead (same text; it has not been written yet, and is written from this field).
+  const built = outgoing as unknown as { _header: string | null };
+  if (built._header) built._header = flatString(built._header);
   void pump(outgoing, reply.source);
 }
 

@@ -26,6 +26,12 @@ export interface GatewayMetrics {
   countRequest(rung: string, connection: string, outcome: string, nowMs: number): void;
   /** A target failed and the request fell through to the next one. */
   countFallthrough(fromRung: string, connection: string, reason: string): void;
+  /**
+   * A request met a connection at its `maxConcurrent` (`outcome`: `passed_over` for a later
+   * target, `queued` then served a slot, `refused` when its wait ended without one, `abandoned`
+   * when its client left the line). The gateway's own limit: never a fall-through count.
+   */
+  countLocalCapacity(connection: string, outcome: string): void;
   /** Time from sending upstream to its response headers, in milliseconds. */
   observeUpstreamLatency(connection: string, latencyMs: number): void;
   /** An upstream time (reset, retry) beyond what its window allows was dropped. */
@@ -49,6 +55,7 @@ export function createMetrics(): GatewayMetrics {
   const requests = new Map<string, number>();
   const fallthroughs = new Map<string, number>();
   const implausibleTimes = new Map<string, number>();
+  const localCapacity = new Map<string, number>();
   const latency = new Map<string, Histogram>();
   let requestLogDropped = 0;
   const gauges: { name: string; help: string; collect: () => GaugeSample[] }[] = [];
@@ -100,6 +107,10 @@ export function createMetrics(): GatewayMetrics {
     },
     countFallthrough(fromRung, connection, reason) {
       bump(fallthroughs, labels(FALLTHROUGH_LABELS, fromRung, connection, reason));
+    },
+    countLocalCapacity(connection, outcome) {
+      // Only while a connection is full, so the label text is built on each call.
+      bump(localCapacity, labelText({ connection, outcome }));
     },
     countImplausibleTime(connection, source) {
       // Rare (a misbehaving upstream), so the label text is built on each call.
@@ -153,6 +164,13 @@ export function createMetrics(): GatewayMetrics {
         "counter",
         "Targets that failed and passed the request to the next target.",
         fallthroughs,
+      );
+      family(
+        lines,
+        "planfirst_local_capacity_total",
+        "counter",
+        "Requests that met a connection at its maxConcurrent, by connection and outcome (passed_over, queued, refused, abandoned).",
+        localCapacity,
       );
       family(
         lines,

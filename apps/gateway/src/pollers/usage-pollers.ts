@@ -1,16 +1,14 @@
-import type { UpstreamFailure } from "@planfirst/quota-cache";
+import { boundSignals, type UpstreamFailure } from "@planfirst/quota-cache";
 import type { Logger } from "pino";
 import type { UpstreamConnector, UsageRequest } from "../connectors/connector";
 import { ConnectorError } from "../connectors/connector-error";
-import { observeBilling } from "../connectors/observe-billing";
-import { zaiUsageRefusal } from "../connectors/zai/zai-usage";
 import type { GatewayCooldowns, GatewayQuotaCache } from "../deps";
+import { observeReading } from "../dispatch/observe-response";
 import { sentCredential } from "../dispatch/sent-credential";
 import { GatewayError } from "../errors";
 import type { GatewayMetrics } from "../observability/metrics";
 import type { RoutedConnection } from "../routing/routing-table";
 import type { UpstreamClient, UpstreamResponse } from "../upstream";
-import { observeUsageEvidence } from "./usage-evidence";
 
 /** What a usage poller reads and writes. */
 export interface UsagePollerDeps {
@@ -30,10 +28,12 @@ const USAGE_TIMEOUT_MS = 15_000;
 
 /**
  * Polls one connection's usage endpoint (`connector.usageRequest()`; null = the provider has none)
- * and feeds `connector.parseUsage` windows to the quota cache. A 401 refreshes the credential
- * once and asks again; a second 401, a 403, a credential that cannot be refreshed, or z.ai's
- * refusal inside a 200 cools the connection as `auth_invalid` until it is logged in again. Rejects
- * on failure so the scheduler records it; never includes a credential in an error.
+ * and records what `connector.readUsage` reads in the payload, its times bounded (quota-cache
+ * `boundSignals`): windows, overage evidence, implausible times. A 401 refreshes the credential
+ * once and asks again; a second 401, a 403, a credential that cannot be refreshed, or a refusal
+ * the connector reads inside a 2xx (z.ai's `success: false`) cools the connection as
+ * `auth_invalid` until it is logged in again. Rejects on failure so the scheduler records it;
+ * never includes a credential in an error.
  */
 export function createUsagePoller(deps: UsagePollerDeps): (connectionId: string) => Promise<void> {
   return async (connectionId) => {
@@ -77,21 +77,21 @@ export function createUsagePoller(deps: UsagePollerDeps): (connectionId: string)
         cause,
       });
     }
-    // z.ai answers a key without a plan (or a bad key) with HTTP 200 and `success: false`.
-    const refusal = connector.provider === "zai" ? zaiUsageRefusal(payload) : null;
-    if (refusal !== null) {
-      authInvalid(`usage_refused_${refusal}`);
+    const observedAtMs = deps.now();
+    const reading = boundSignals(connector.readUsage(payload, observedAtMs), observedAtMs);
+    if (reading.refusal !== undefined) {
+      authInvalid(`usage_refused_${reading.refusal}`);
       throw new GatewayError({
         code: "usage_poll_failed",
-        message: `usage endpoint of ${connectionId} refused the key (code ${refusal})`,
+        message: `usage endpoint of ${connectionId} refused the key (code ${reading.refusal})`,
         details: { connection: connectionId, status: response.status },
       });
     }
-    const windows = connector.parseUsage(payload, deps.now());
-    if (windows.length > 0) deps.quotaCache.observe(connectionId, windows);
-    observeBilling(deps, connectionId, connector);
-    observeUsageEvidence(deps, connectionId, connection.config.provider, payload, deps.now());
-    deps.logger.debug({ connection: connectionId, windows: windows.length }, "usage polled");
+    observeReading(deps, connectionId, reading);
+    deps.logger.debug(
+      { connection: connectionId, windows: reading.windows.length },
+      "usage polled",
+    );
   };
 }
 

@@ -1,11 +1,7 @@
+import type { WorstCaseCostInput } from "@planfirst/spend-ledger";
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import type { SseEvent } from "./types";
-
-/** The client APIs the hub speaks, one codec each. */
-export type ProtocolName = "openai-chat" | "anthropic-messages" | "openai-responses" | "gemini";
-
-/** The protocols clients speak to planfirst (`gemini` is spoken to upstreams only). */
-export type ClientProtocolName = Exclude<ProtocolName, "gemini">;
 
 /** An encoded body and the source fields dropped on the way (JSON paths, for `x-planfirst-dropped`). */
 export interface Encoded<T> {
@@ -19,6 +15,11 @@ export interface EncodeRequestOptions {
   model: string;
   /** Whether the upstream is asked to stream. */
   stream: boolean;
+  /**
+   * A prompt cache key to send, for a protocol that has the field ({@link Codec.promptCacheKeyField}),
+   * when the body carries none of its own; ignored by protocols without one.
+   */
+  promptCacheKey?: string;
 }
 
 /** Options of {@link Codec.encodeResponse} and {@link Codec.encodeStream}. */
@@ -68,12 +69,83 @@ export interface RelayProfile {
   errorFrames(error: IrStreamError): SseEvent[];
 }
 
+/** Fields of an error answer to a client, shaped by {@link ClientWire.errorBody}. */
+export interface ErrorFields {
+  message: string;
+  /** Error type: `invalid_request_error`, `rate_limit_error`, `api_error`, … */
+  type: string;
+  /** Stable code, e.g. `plan_quota_exhausted`, `model_not_found`. */
+  code: string;
+  /** Extra JSON-safe fields (reasons, attempts, …). */
+  details?: Record<string, unknown>;
+}
+
 /**
- * One client API, both ways. Codecs are pure: they know no provider, no connector and no HTTP;
- * they throw `ProtocolError` for a body they cannot read or a field the target cannot honour.
+ * What a wire carries of a client's request line to any upstream that speaks it, whichever
+ * protocol the client spoke and whichever connector sends the call. Client headers are each
+ * connector's to forward (`forwardedClientHeaders`), not the wire's.
  */
-export interface Codec {
-  readonly protocol: ProtocolName;
+export interface WireForwarding {
+  /** Query parameters sent on, each exactly `name=value`; no other query reaches an upstream. */
+  readonly query: readonly string[];
+}
+
+/**
+ * How the gateway serves clients of a protocol, beyond translating: their error shape, the edge
+ * check of their bodies, the same-protocol pass-through and what the spend ledger reads.
+ */
+export interface ClientWire {
+  /** An error answer in this protocol's shape (OpenAI `{ error: {...} }`, Anthropic `{ type: "error", error: {...} }`). */
+  errorBody(fields: ErrorFields): Record<string, unknown>;
+  /**
+   * Checks a client body at the edge, before anything reads it: the protocol's wire schema and
+   * message roles. Throws `ProtocolError` (`invalid_field`) or `GatewayError`
+   * (`invalid_request`), answered 400, naming the offending path.
+   */
+  validateRequest(body: Record<string, unknown>): void;
+  /**
+   * The upstream body for a client body sent to an upstream of this same protocol: a shallow
+   * copy with `model` replaced and `stream` set, every other field as the client sent it, plus
+   * what the gateway must ask for on the client's behalf (chat streams: usage).
+   */
+  passThroughRequest(
+    body: Record<string, unknown>,
+    options: EncodeRequestOptions,
+  ): Record<string, unknown>;
+  /**
+   * Frames of a relayed stream that this client body did not ask for but
+   * {@link passThroughRequest} did (the chat usage-only chunk when the client did not set
+   * `stream_options.include_usage`): a test of a frame the relay profile tracks, or null when
+   * the client sees every frame.
+   */
+  hiddenFrames(body: Record<string, unknown>): ((data: string) => boolean) | null;
+  /**
+   * How the spend ledger's worst-case scan reads this protocol's client bodies (`scanWorstCase`'s
+   * `protocol`: which fields cap the output, whether `n` multiplies it).
+   */
+  readonly costScan: WorstCaseCostInput["protocol"];
+  /**
+   * The opening of the conversation a client body belongs to (system prompt, first user message,
+   * each cut to `maxChars`, and whether the body is a later turn), for the session key's
+   * fallback; null when the body holds no user message.
+   */
+  conversationOpening(
+    body: Readonly<Record<string, unknown>>,
+    maxChars: number,
+  ): ConversationOpening | null;
+}
+
+/**
+ * One wire protocol, both ways, and what differs per protocol around it. Codecs are pure: they
+ * know no provider, no connector and no HTTP; they throw `ProtocolError` for a body they cannot
+ * read or a field the target cannot honour. `Name` is the protocol's one name in the gateway
+ * (its key in `protocols/registry.ts`), `ConfigName` the name a connection's `protocol` has in
+ * the config file.
+ */
+export interface Codec<Name extends string = string, ConfigName extends string = string> {
+  readonly protocol: Name;
+  /** The public config value naming this protocol (`connections[].protocol`): `openai` for chat completions. */
+  readonly configName: ConfigName;
   /** Reads a client body of this protocol. Unknown fields are refused or dropped per the degrade policy. */
   decodeRequest(body: unknown): IrRequest;
   /** Writes the upstream body of this protocol for a request that came in another protocol. */
@@ -94,6 +166,22 @@ export interface Codec {
   encodeStream(options: EncodeResponseOptions): StreamEncoder;
   /** How the same-protocol relay reads this protocol's streams. */
   readonly relay: RelayProfile;
+  /**
+   * The usage of a whole answer body of this protocol, read without decoding the rest (a
+   * same-protocol answer is passed on as it came); null when it reports none.
+   */
+  responseUsage(body: Record<string, unknown>): IrUsage | null;
+  /**
+   * True when the protocol has freeform (custom) tools of its own, so custom tool calls in its
+   * answers need no restoring from the wrapped function calls other protocols carry them as.
+   */
+  readonly freeformTools: boolean;
+  /** What an upstream speaking this protocol receives of the client's request; null for nothing. */
+  readonly forwarding: WireForwarding | null;
+  /** How clients speaking this protocol are served; null when it is spoken to upstreams only. */
+  readonly client: ClientWire | null;
+  /** The top-level body field that names a prompt cache (`prompt_cache_key`); absent when none. */
+  readonly promptCacheKeyField?: string;
 }
 
 /**

@@ -1,11 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ClientProtocolName, ProtocolName } from "./codec";
 import { type CollectedAnswer, createStreamCollector, foldStreamParts } from "./collect-stream";
 import { encodeAnswer } from "./hub";
 import type { IrResponse } from "./ir";
 import { parseJsonObject } from "./ir/guards";
-import { codecFor } from "./registry";
+import { type ClientProtocolName, codecFor, type ProtocolName } from "./registry";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "./test-streams";
 
 const FIXTURES: Record<ProtocolName, string[]> = {

@@ -1,4 +1,4 @@
-import type { ProtocolName, StreamDecoder } from "./codec";
+import type { StreamDecoder } from "./codec";
 import {
   type IrFinishReason,
   type IrReasoningPart,
@@ -9,7 +9,7 @@ import {
   type IrUsage,
   streamCutError,
 } from "./ir";
-import { codecFor } from "./registry";
+import { codecFor, type ProtocolName } from "./registry";
 import { createSseParser, type SseParser } from "./sse/sse-parser";
 
 /**

@@ -2,12 +2,20 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEGRADE_POLICY, degradeTableMarkdown, refuseField } from "./degrade-policy";
 import { ProtocolError } from "./protocol-error";
+import { PROTOCOL_NAMES } from "./registry";
 
 describe("the degrade policy", () => {
   it("has one rule per key, each with a reason", () => {
     const keys = DEGRADE_POLICY.map((r) => r.key);
     expect(new Set(keys).size).toBe(keys.length);
     for (const rule of DEGRADE_POLICY) expect(rule.why.length).toBeGreaterThan(10);
+  });
+
+  it("names only registered protocols", () => {
+    for (const rule of DEGRADE_POLICY) {
+      for (const name of [...rule.from, ...rule.to])
+        expect(PROTOCOL_NAMES, rule.key).toContain(name);
+    }
   });
 
   it("every refusing rule is applied by some codec, and every applied key is in the table", () => {

@@ -1,4 +1,3 @@
-import type { ProtocolName } from "./codec";
 import { ProtocolError } from "./protocol-error";
 
 /** What the hub does with a field the target protocol cannot carry as is. */
@@ -10,20 +9,20 @@ export interface DegradeRule {
   key: string;
   /** The client field(s), in the source protocol's words. */
   field: string;
-  /** Protocols whose clients send the field. */
-  from: readonly ProtocolName[];
-  /** Protocols the rule applies to as a target. */
-  to: readonly ProtocolName[];
+  /** Protocols whose clients send the field (names as in `protocols/registry.ts`). */
+  from: readonly string[];
+  /** Protocols the rule applies to as a target (names as in `protocols/registry.ts`). */
+  to: readonly string[];
   action: DegradeAction;
   /** What it becomes (translate) or why it is dropped or refused. */
   why: string;
 }
 
-const ALL: readonly ProtocolName[] = ["openai-chat", "anthropic-messages", "openai-responses"];
-const OPENAI: readonly ProtocolName[] = ["openai-chat", "openai-responses"];
-const ANTHROPIC: readonly ProtocolName[] = ["anthropic-messages"];
-const RESPONSES: readonly ProtocolName[] = ["openai-responses"];
-const NOT_RESPONSES: readonly ProtocolName[] = ["openai-chat", "anthropic-messages"];
+const ALL: readonly string[] = ["openai-chat", "anthropic-messages", "openai-responses"];
+const OPENAI: readonly string[] = ["openai-chat", "openai-responses"];
+const ANTHROPIC: readonly string[] = ["anthropic-messages"];
+const RESPONSES: readonly string[] = ["openai-responses"];
+const NOT_RESPONSES: readonly string[] = ["openai-chat", "anthropic-messages"];
 
 /**
  * The cross-protocol degrade policy, as data: every field a codec translates, drops (a hint that
@@ -282,7 +281,7 @@ export function degradeRule(key: DegradeKey): DegradeRule {
  * The refusal of `field` (a JSON path in the client body) under rule `key`: a `ProtocolError`
  * (`unsupported_field`) whose message says which target (when known) cannot honour it and why.
  */
-export function refuseField(key: DegradeKey, field: string, target?: ProtocolName): ProtocolError {
+export function refuseField(key: DegradeKey, field: string, target?: string): ProtocolError {
   const where = target
     ? `cannot be sent to an ${target} upstream`
     : "cannot be carried to another protocol";
@@ -308,7 +307,7 @@ export function invalidField(
 }
 
 /** A field (or value) the hub does not know: refused, since it might change the answer. */
-export function unknownField(field: string, target: ProtocolName | "the hub"): ProtocolError {
+export function unknownField(field: string, target: string): ProtocolError {
   return new ProtocolError({
     code: "unsupported_field",
     field,

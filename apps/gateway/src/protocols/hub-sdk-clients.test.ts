@@ -6,9 +6,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { jsonSchema, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ProtocolName } from "./codec";
 import { createStreamTranslator } from "./hub";
-import { codecFor } from "./registry";
+import { codecFor, type ProtocolName } from "./registry";
 import { fixtureText } from "./test-streams";
 
 // The official SDKs read what the hub writes, over real HTTP on loopback: each route answers

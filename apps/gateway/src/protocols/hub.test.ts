@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ClientProtocolName, ProtocolName } from "./codec";
 import { createStreamTranslator, translateRequest } from "./hub";
-import { codecFor, PROTOCOL_NAMES } from "./registry";
+import {
+  CLIENT_PROTOCOL_NAMES,
+  type ClientProtocolName,
+  codecFor,
+  type ProtocolName,
+} from "./registry";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "./test-streams";
 
 const FIXTURES: Record<ClientProtocolName, string[]> = {
@@ -11,8 +15,8 @@ const FIXTURES: Record<ClientProtocolName, string[]> = {
   "openai-responses": ["text-stream.sse", "tool-stream.sse", "custom-tool-stream.sse"],
 };
 
-const PAIRS = PROTOCOL_NAMES.flatMap((from) =>
-  PROTOCOL_NAMES.filter((to) => to !== from).map((to) => [from, to] as const),
+const PAIRS = CLIENT_PROTOCOL_NAMES.flatMap((from) =>
+  CLIENT_PROTOCOL_NAMES.filter((to) => to !== from).map((to) => [from, to] as const),
 );
 
 function translate(from: ProtocolName, to: ProtocolName, chunks: readonly (string | Uint8Array)[]) {

@@ -1,13 +1,8 @@
-import type {
-  ClientStream,
-  EncodeRequestOptions,
-  EncodeResponseOptions,
-  ProtocolName,
-} from "./codec";
+import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
+import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
-import { isRecord } from "./ir/guards";
-import { codecFor } from "./registry";
+import { codecFor, type ProtocolName } from "./registry";
 import { formatSseEvents } from "./sse/sse-format";
 import { createSseParser } from "./sse/sse-parser";
 
@@ -26,8 +21,8 @@ export interface TranslatedRequest {
  * The upstream body for a client body in another protocol: decode with the client's codec,
  * encode with the upstream's, through the hub's one representation. Throws `ProtocolError`
  * naming the field for a body it cannot read or a field the upstream cannot honour (the
- * dispatcher skips that target and records why). Use {@link passThroughRequest} when the
- * protocols are the same.
+ * dispatcher skips that target and records why). When the protocols are the same, the client
+ * codec's `passThroughRequest` makes the body (see `legOf`).
  */
 export function translateRequest(
   from: ProtocolName,
@@ -42,26 +37,16 @@ export function translateRequest(
 }
 
 /**
- * The upstream body for a same-protocol client body: a shallow copy with `model` replaced and
- * `stream` set; for chat streams `stream_options.include_usage` is forced on so usage arrives
- * (the relay hides the usage chunk from a client that did not ask for it). Every other field,
- * `previous_response_id` and `include` among them, goes through unchanged.
+ * The opening of the conversation a client body of `protocol` belongs to (see
+ * `ClientWire.conversationOpening`); null when the protocol reads none or the body has no user
+ * message.
  */
-export function passThroughRequest(
+export function conversationOpeningOf(
   protocol: ProtocolName,
-  body: Json,
-  options: EncodeRequestOptions,
-): Json {
-  const copy: Json = { ...body, model: options.model };
-  if (options.stream) copy.stream = true;
-  else if ("stream" in copy) copy.stream = false;
-  if (protocol === "openai-chat") {
-    if (options.stream) {
-      const existing = isRecord(body.stream_options) ? body.stream_options : {};
-      copy.stream_options = { ...existing, include_usage: true };
-    } else delete copy.stream_options;
-  }
-  return copy;
+  body: Readonly<Json>,
+  maxChars: number,
+): ConversationOpening | null {
+  return codecFor(protocol).client?.conversationOpening(body, maxChars) ?? null;
 }
 
 /** A non-stream answer translated for the client, with the usage the upstream reported. */
@@ -98,10 +83,9 @@ export function encodeAnswer(
   answer: IrResponse,
   options: EncodeResponseOptions,
 ): TranslatedResponse {
-  const response =
-    from === "openai-responses"
-      ? answer
-      : restoreCustomCalls(answer, customToolNames(options.request?.tools));
+  const response = codecFor(from).freeformTools
+    ? answer
+    : restoreCustomCalls(answer, customToolNames(options.request?.tools));
   const encoded = codecFor(to).encodeResponse(response, options);
   return { body: encoded.body, dropped: encoded.dropped, usage: response.usage };
 }
@@ -132,8 +116,9 @@ class StreamTranslator implements ClientStream {
   constructor(from: ProtocolName, to: ProtocolName, options: EncodeResponseOptions) {
     this.decoder = codecFor(from).decodeStream();
     this.encoder = codecFor(to).encodeStream(options);
-    const names =
-      from === "openai-responses" ? new Set<string>() : customToolNames(options.request?.tools);
+    const names = codecFor(from).freeformTools
+      ? new Set<string>()
+      : customToolNames(options.request?.tools);
     this.restore = createCustomCallRestorer(names);
   }
 

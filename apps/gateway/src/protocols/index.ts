@@ -1,9 +1,11 @@
 export type {
   ClientStream,
+  ClientWire,
   Codec,
   EncodeRequestOptions,
   EncodeResponseOptions,
-  ProtocolName,
+  ErrorFields,
+  WireForwarding,
 } from "./codec";
 export {
   type CollectedAnswer,
@@ -11,23 +13,34 @@ export {
   foldStreamParts,
   type StreamCollector,
 } from "./collect-stream";
+export type { ConversationOpening } from "./conversation-opening";
 export { DEGRADE_POLICY, degradeTableMarkdown } from "./degrade-policy";
 export {
+  conversationOpeningOf,
   createStreamTranslator,
   encodeAnswer,
-  passThroughRequest,
   type TranslatedRequest,
   type TranslatedResponse,
   translateRequest,
   translateResponse,
 } from "./hub";
 export type { IrRequest, IrResponse, IrStreamError, IrUsage } from "./ir";
+export { type Leg, legOf, type UpstreamBody, type WholeAnswer } from "./leg";
 export { ProtocolError, type ProtocolErrorCode } from "./protocol-error";
-export { CODECS, codecFor, PROTOCOL_NAMES } from "./registry";
-export { responseUsage } from "./response-usage";
+export {
+  CLIENT_PROTOCOL_NAMES,
+  type ClientProtocolName,
+  CODECS,
+  CONFIG_PROTOCOL_NAMES,
+  type ConfigProtocolName,
+  clientWireOf,
+  codecFor,
+  configNameOf,
+  PROTOCOL_NAMES,
+  type ProtocolName,
+  protocolOfConfig,
+} from "./registry";
 export { createFrameRelay, type FrameRelayOptions } from "./sse/frame-relay";
 export { formatSse, formatSseEvents } from "./sse/sse-format";
 export { createSseParser, type SseParser, type SseParserOptions } from "./sse/sse-parser";
-export type { NormalizedUsage, SseEvent, StreamFailure, WireProtocol } from "./types";
-export { validateClientRequest } from "./validate-client-request";
-export { errorShapeOf, hubProtocolOf } from "./wire-protocols";
+export type { NormalizedUsage, SseEvent, StreamFailure } from "./types";

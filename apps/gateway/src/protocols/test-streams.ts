@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { ProtocolName } from "./codec";
 import type { IrStreamPart } from "./ir";
-import { codecFor } from "./registry";
+import { codecFor, type ProtocolName } from "./registry";
 import { createSseParser } from "./sse/sse-parser";
 import type { SseEvent } from "./types";
 

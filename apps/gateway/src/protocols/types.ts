@@ -1,6 +1,3 @@
-/** The two wire protocols the gateway speaks, to clients and to upstreams. */
-export type WireProtocol = "openai" | "anthropic";
-
 /**
  * Token usage of one response in one shape for both protocols. `inputTokens` INCLUDES cached
  * input (the OpenAI convention); for Anthropic it is `input_tokens + cache_read_input_tokens +

@@ -1,13 +1,23 @@
+import type { SessionPin } from "@planfirst/quota-cache";
 import {
   explainPool,
   type LadderCandidate,
   type LadderOptions,
 } from "@planfirst/subscription-ladder";
-import { buildTargets } from "./build-pool";
+import { buildTargets, type DispatchTarget } from "./build-pool";
 import type { ClientIdentity } from "./client-identity";
 import { describeExclusion, exclusionOf, type PoolLiveState } from "./exclusions";
 import { earliestPoolReturnMs } from "./pool-reset";
 import type { ModelResolution, RoutingTable } from "./routing-table";
+import {
+  type AffinityDecision,
+  type AffinityMoveReason,
+  type AffinityOutcome,
+  affinityOrder,
+  pinnedTargetOut,
+  placeSession,
+} from "./session-affinity";
+import { pinKeyOf } from "./session-key";
 import { unknownModelError } from "./unknown-model";
 
 /** Why the gateway itself kept a connection out before the ladder ran. */
@@ -38,6 +48,22 @@ export interface ModelExplanation {
    * `Retry-After`, computed by the same function.
    */
   earliestReturnAt: string | null;
+  /**
+   * Where the session asked about would go and why (ladder.md §16); absent when none was named.
+   * `targets` is then in that session's order.
+   */
+  session?: SessionExplanation;
+}
+
+/** The session part of an explanation: its pin, how affinity places it, and why, in words. */
+export interface SessionExplanation {
+  hash: string;
+  /** The target that served the session's last request for this model id; null when none is live. */
+  pinned: { connection: string; model: string; rung: string | null; lastServedAt: string } | null;
+  affinity: AffinityOutcome;
+  /** Why the session would move off its pin; null unless `affinity` is `moved`. */
+  reason: AffinityMoveReason | null;
+  why: string;
 }
 
 /** Why one connection could not serve a request, for error bodies. Never holds a credential. */
@@ -53,6 +79,8 @@ export interface ExplainSource {
   ladderOptions: LadderOptions;
   live: PoolLiveState;
   now(): number;
+  /** Session pins, for an explanation that names a session; absent = no pin is known. */
+  sessions?: { pinOf(key: string): SessionPin | undefined };
 }
 
 /** What `explainSourceOf` reads of a running app (an `AppContext` satisfies it). */
@@ -62,6 +90,7 @@ export interface ExplainHost {
   readonly deps: {
     readonly cooldowns: { cooldownUntil(connectionId: string, model?: string): unknown };
     readonly now: () => number;
+    readonly sessions?: { pinOf(key: string): SessionPin | undefined };
   };
 }
 
@@ -75,30 +104,37 @@ export function explainSourceOf(app: ExplainHost): ExplainSource {
       cooldownUntil: (id: string, model: string) => app.deps.cooldowns.cooldownUntil(id, model),
     },
     now: app.deps.now,
+    ...(app.deps.sessions ? { sessions: app.deps.sessions } : {}),
   };
 }
 
 /**
  * Explains where a request for `modelId` would go right now and why: the ladder's verdict per
  * candidate and connection against live quota and spend, the gateway's own exclusions, and the
- * resulting target order. Contains no credential. Throws a 404 `GatewayError` for an unknown id.
+ * resulting target order. With `sessionHash` (a session as `x-planfirst-session` names it), the
+ * order is that session's and `session` says where it goes and why. Contains no credential.
+ * Throws a 404 `GatewayError` for an unknown id.
  */
 export function explainModel(
   source: ExplainSource,
   modelId: string,
   client: ClientIdentity = { id: "explain", connections: null },
+  sessionHash?: string,
 ): ModelExplanation {
   const resolution = source.table.resolve(modelId);
   if (!resolution.ok) throw unknownModelError(resolution, source.table);
   const { excluded, ladder } = explainResolution(source, resolution, modelId, client);
-  const targets = buildTargets(
+  const built = buildTargets(
     source.table,
     resolution.groups,
     resolution.grouping,
     client,
     source.live,
     source.ladderOptions,
-  ).map((target) => ({
+  );
+  const session =
+    sessionHash === undefined ? undefined : explainSession(source, built, modelId, sessionHash);
+  const targets = (session ? affinityOrder(built, session.decision) : built).map((target) => ({
     rung: target.rung,
     connection: target.connection.config.id,
     model: target.model,
@@ -116,7 +152,62 @@ export function explainModel(
     earliestReturnAt: isoOrNull(
       earliestPoolReturnMs(source.table, resolution, source.live, source.ladderOptions),
     ),
+    ...(session ? { session: session.explanation } : {}),
   };
+}
+
+/** The affinity step for a named session over the ladder's targets, and its words. */
+function explainSession(
+  source: ExplainSource,
+  targets: readonly DispatchTarget[],
+  modelId: string,
+  hash: string,
+): { decision: AffinityDecision; explanation: SessionExplanation } {
+  const pin = source.sessions?.pinOf(pinKeyOf(hash, modelId));
+  const decision = placeSession(targets, pin, (pinned) =>
+    pinnedTargetOut(source.table, source.live, source.ladderOptions, pinned),
+  );
+  const pinned = pin
+    ? {
+        connection: pin.connectionId,
+        model: pin.model,
+        rung: source.table.rungOf(pin.connectionId, pin.model) ?? null,
+        lastServedAt: new Date(pin.lastSeenMs).toISOString(),
+      }
+    : null;
+  return {
+    decision,
+    explanation: {
+      hash,
+      pinned,
+      affinity: decision.outcome,
+      reason: decision.reason,
+      why: sessionWords(decision, pinned, targets[0]),
+    },
+  };
+}
+
+const MOVE_WORDS: Readonly<Record<AffinityMoveReason, string>> = {
+  exhausted: "its quota there is exhausted",
+  cooling: "it is cooling down",
+  budget: "its rung's budget is spent",
+  ladder: "the ladder serves it from elsewhere now (another rung, or the target is out)",
+};
+
+function sessionWords(
+  decision: AffinityDecision,
+  pinned: SessionExplanation["pinned"],
+  first: DispatchTarget | undefined,
+): string {
+  if (pinned === null) return "no live pin: a new session follows the ladder's order";
+  const at = `${pinned.connection} (${pinned.model})`;
+  if (decision.outcome === "hit") {
+    return decision.first > 0
+      ? `pinned to ${at}, which the ladder keeps on the serving rung (${first?.rung}): it goes first`
+      : `pinned to ${at}, already first in the ladder's order`;
+  }
+  const reason = decision.reason ?? "ladder";
+  return `pinned to ${at}, but ${MOVE_WORDS[reason]}: the ladder's order, and the session moves where it is served`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Cooldown } from "@planfirst/quota-cache";
+import { summarize } from "@planfirst/spend-ledger";
 import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
 import { nextBudgetWindowMs } from "../dispatch/paid-refusals";
 import { explainModel, explainSourceOf } from "../routing/explain-model";
@@ -88,6 +89,21 @@ export interface StatusKeyBudget {
   resetsAt: string;
 }
 
+/**
+ * How much of a paid rung's input was read from the provider's prompt cache, over the spend
+ * records of the last hour (token counts as the upstreams reported them).
+ */
+export interface StatusCacheReads {
+  /** Every input token booked, cached reads and cache writes included. */
+  inputTokens: number;
+  /** Input tokens read from the cache (billed at the cache-read price). */
+  cachedInputTokens: number;
+  /** Input tokens written to the cache. */
+  cacheWriteTokens: number;
+  /** `cachedInputTokens` as a percentage of `inputTokens`; null when no input was booked. */
+  readPercent: number | null;
+}
+
 /** What `GET /v1/status` returns (the CLI's `status` and the status page read it). No credential appears here. */
 export interface GatewayStatus {
   catalog: { version: string; dataDate: string };
@@ -121,6 +137,8 @@ export interface GatewayStatus {
     cooldowns: StatusCooldown[];
     /** Why the connection is out of each routing id's pool (empty when it is in everywhere). */
     out: StatusExclusion[];
+    /** Live sessions whose last request this connection served (ladder.md §16). */
+    liveSessions: number;
   }[];
   budgets: {
     rung: string;
@@ -144,6 +162,12 @@ export interface GatewayStatus {
   keyBudgets: StatusKeyBudget[];
   /** Requests served per rung in the last hour (rung `none` = answered with an error). */
   requestsLastHour: Record<string, number>;
+  /**
+   * Per paid rung, the share of input read from the prompt cache in the last hour (a client
+   * key's view: of its own requests); null when the spend records could not be read (the store
+   * is down).
+   */
+  cacheReadsLastHour: Record<string, StatusCacheReads> | null;
   /** The last served request per routing id (the id the client asked for). */
   lastServed: Record<string, StatusServed>;
   /**
@@ -155,17 +179,20 @@ export interface GatewayStatus {
 
 /**
  * Builds the status document from live state. `recent` (the last hour of history) feeds the
- * pace of each window; `tracker` the last-served rungs. Without them pace reads "not being used"
- * and nothing is marked served.
+ * pace of each window; `tracker` the last-served rungs; `cacheReads` the paid rungs' cache reads
+ * (see {@link cacheReadsLastHour}). Without them pace reads "not being used", nothing is marked
+ * served and the cache reads are null.
  */
 export function gatewayStatus(
   app: AppContext,
   tracker?: Pick<StatusTracker, "lastServed">,
   recent: readonly HistoryBucket[] = [],
+  cacheReads: Record<string, StatusCacheReads> | null = null,
 ): GatewayStatus {
   const { deps, table } = app;
   const nowMs = deps.now();
   const out = exclusionsByConnection(app);
+  const sessions = deps.sessions?.liveSessions() ?? new Map<string, number>();
   const connections = [...table.connections.values()].map((connection) => {
     const id = connection.config.id;
     const state = deps.quotaCache.get(connection.config.provider, id);
@@ -216,6 +243,7 @@ export function gatewayStatus(
       cooldownUntil: until,
       cooldowns,
       out: out.get(id) ?? [],
+      liveSessions: sessions.get(id) ?? 0,
     };
   });
   const windowKey = deps.ledger.currentWindowKey();
@@ -262,6 +290,7 @@ export function gatewayStatus(
     budgets,
     keyBudgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
+    cacheReadsLastHour: cacheReads,
     lastServed,
     returnAt: returnTimes(app),
   };
@@ -319,8 +348,47 @@ export async function statusSnapshot(
 ): Promise<GatewayStatus> {
   tracker.recordLevels(statusLevels(app));
   const nowMs = app.deps.now();
-  const recent = await tracker.history(nowMs - 3_600_000 - 300_000, nowMs + 1);
-  return gatewayStatus(app, tracker, recent);
+  const [recent, cacheReads] = await Promise.all([
+    tracker.history(nowMs - 3_600_000 - 300_000, nowMs + 1),
+    cacheReadsLastHour(app, nowMs),
+  ]);
+  return gatewayStatus(app, tracker, recent, cacheReads);
+}
+
+/**
+ * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
+ * was read from the prompt cache (every paid rung listed, zero when it served nothing); of one
+ * client key's records alone when `clientKeyId` is given. Null when the spend store cannot
+ * answer: the page says so rather than failing.
+ */
+export async function cacheReadsLastHour(
+  app: Pick<AppContext, "deps">,
+  nowMs: number,
+  clientKeyId?: string,
+): Promise<Record<string, StatusCacheReads> | null> {
+  let byRung: ReturnType<typeof summarize>["byRung"];
+  try {
+    const query =
+      clientKeyId === undefined
+        ? { sinceMs: nowMs - 3_600_000 }
+        : { sinceMs: nowMs - 3_600_000, clientKeyId };
+    byRung = summarize(await app.deps.ledger.records(query)).byRung;
+  } catch {
+    return null;
+  }
+  const reads: Record<string, StatusCacheReads> = {};
+  for (const rung of PAID_RUNGS) {
+    const totals = Object.hasOwn(byRung, rung) ? byRung[rung] : undefined;
+    const inputTokens = totals?.inputTokens ?? 0;
+    const cachedInputTokens = totals?.cachedInputTokens ?? 0;
+    reads[rung] = {
+      inputTokens,
+      cachedInputTokens,
+      cacheWriteTokens: totals?.cacheWriteTokens ?? 0,
+      readPercent: inputTokens > 0 ? (cachedInputTokens / inputTokens) * 100 : null,
+    };
+  }
+  return reads;
 }
 
 function servedOf(record: ServedRecord): StatusServed {

@@ -15,6 +15,7 @@ export function observeServed(
     table: dispatcher.table,
     ladderOptions: dispatcher.ladderOptions,
     live: dispatcher.live,
+    slots: dispatcher.slots,
     async dispatch(request) {
       const reply = await dispatcher.dispatch(request);
       const rung = reply.headers["x-planfirst-rung"];

@@ -74,7 +74,22 @@ function rungSection(status: GatewayStatus, rung: string, index: number, nowMs: 
     : "";
   const budget = status.budgets.find((b) => b.rung === rung);
   const cards = connections.map((c) => connectionCard(c, nowMs)).join("");
-  return `<li class="rung rung-${cssName(rung)}${servedHere.length ? " served" : ""}" id="rung-${cssName(rung)}" data-rung="${escapeHtml(rung)}"><div class="rung-head"><h3><span class="idx">${index}</span> ${escapeHtml(rung)}</h3>${marker}</div>${budget ? budgetMeter(budget) : ""}<div class="cards">${cards || `<p class="muted">no connection on this rung</p>`}</div></li>`;
+  const cache = budget ? cacheLine(status, rung) : "";
+  return `<li class="rung rung-${cssName(rung)}${servedHere.length ? " served" : ""}" id="rung-${cssName(rung)}" data-rung="${escapeHtml(rung)}"><div class="rung-head"><h3><span class="idx">${index}</span> ${escapeHtml(rung)}</h3>${marker}</div>${budget ? budgetMeter(budget) : ""}${cache}<div class="cards">${cards || `<p class="muted">no connection on this rung</p>`}</div></li>`;
+}
+
+/** A paid rung's prompt cache reads over the last hour, from its spend records. */
+function cacheLine(status: GatewayStatus, rung: string): string {
+  const reads = status.cacheReadsLastHour;
+  if (reads === null) {
+    return `<p class="cache muted" data-cache="${escapeHtml(rung)}">cache reads: the spend records cannot be read right now</p>`;
+  }
+  const rungReads = reads[rung];
+  if (!rungReads || rungReads.readPercent === null) {
+    return `<p class="cache muted" data-cache="${escapeHtml(rung)}">no input booked in the last hour</p>`;
+  }
+  const text = `${rungReads.readPercent.toFixed(0)}% of ${rungReads.inputTokens.toLocaleString("en-US")} input tokens read from the prompt cache in the last hour`;
+  return `<p class="cache" data-cache="${escapeHtml(rung)}">${escapeHtml(text)}</p>`;
 }
 
 function connectionCard(connection: StatusConnection, nowMs: number): string {
@@ -95,7 +110,8 @@ function connectionCard(connection: StatusConnection, nowMs: number): string {
   const out = connection.out.length
     ? `<ul class="out" aria-label="why it is out">${connection.out.map((o) => `<li><b>${escapeHtml(o.routingId)}</b> (${escapeHtml(o.model)}): ${escapeHtml(o.reason)}</li>`).join("")}</ul>`
     : "";
-  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${probe}${quota}${out}</article>`;
+  const sessions = `<p class="sessions" data-sessions="${connection.liveSessions}">${connection.liveSessions === 1 ? "1 live session" : `${connection.liveSessions} live sessions`}</p>`;
+  return `<article class="card" data-connection="${escapeHtml(connection.id)}" aria-labelledby="c-${cssName(connection.id)}"><h4 id="c-${cssName(connection.id)}">${escapeHtml(connection.id)} <span class="muted">${escapeHtml(connection.provider)}</span></h4><p class="state">${stateOf(connection, nowMs)}</p><p class="billing">${escapeHtml(connection.billing)} / ${escapeHtml(connection.overage)}; ${evidence}</p>${sessions}${probe}${quota}${out}</article>`;
 }
 
 function stateOf(connection: StatusConnection, nowMs: number): string {

@@ -1,6 +1,8 @@
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { type FakeUpstream, startFakeUpstream } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../test/harness";
 import { createSseParser } from "../protocols";
 import { createUpstreamClient } from "./upstream-client";
 import { UpstreamError } from "./upstream-error";
@@ -101,6 +103,96 @@ describe("createUpstreamClient", () => {
       expect(upstream.hits[0]!.remotePort).not.toBe(upstream.hits[1]!.remotePort);
     } finally {
       single.close();
+    }
+  });
+
+  it("does not count a wait for a free socket toward firstByteTimeoutMs", async () => {
+    // One socket: the second stream waits for the first to end (~400 ms), far past its 150 ms
+    // first-byte wait, yet its own upstream answers at once once it has the socket.
+    const single = createUpstreamClient({ maxSockets: 1 });
+    upstream.script([{ stream: { chunks: ["a", "b", "c", "d", "e"], chunkDelayMs: 100 } }, {}]);
+    try {
+      const first = await single.send(request({ stream: true }));
+      const second = single.send(request({ stream: true }, { firstByteTimeoutMs: 150 }));
+      const firstText = await drain(first.chunks());
+      expect(firstText).toContain("[DONE]");
+      const response = await second;
+      expect(response.status).toBe(200);
+      expect(await drain(response.chunks())).toContain("[DONE]");
+      expect(upstream.hits[1]!.at - upstream.hits[0]!.at).toBeGreaterThanOrEqual(150);
+    } finally {
+      single.close();
+    }
+  });
+
+  it("opens a socket per concurrent call, past 64, with no cap of its own", async () => {
+    // 70 streams held open together: with a cap of 64 sockets the last six would wait.
+    let open = 0;
+    let release: () => void = () => undefined;
+    const allOpen = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    upstream.script(async () => {
+      open += 1;
+      if (open === 70) release();
+      await allOpen;
+      return {};
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 70 }, () => client.send(request({ stream: true }))),
+    );
+    for (const response of responses) expect(await drain(response.chunks())).toContain("[DONE]");
+    expect(new Set(upstream.hits.map((hit) => hit.remotePort)).size).toBe(70);
+  });
+
+  it("lets go of idle connections once their sockets close, so a burst leaves nothing behind", async () => {
+    // A server that closes every keep-alive socket as soon as it is idle.
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"ok":true}');
+    });
+    server.keepAliveTimeout = 1;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/chat/completions`;
+    const own = createUpstreamClient();
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 5 }, async () => (await own.send(request({}, { url }))).text()),
+      );
+      expect(bodies).toEqual(Array(5).fill('{"ok":true}'));
+      await waitFor(() => own.connectionCount() === 0, { what: "the closed sockets' clients" });
+      // The next call opens a connection of its own again.
+      expect(await (await own.send(request({}, { url }))).text()).toBe('{"ok":true}');
+    } finally {
+      own.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("keeps a whole unread body of a Connection: close answer whose socket ended", async () => {
+    // The answer and the FIN arrive before anyone reads the body.
+    const body = JSON.stringify({ ok: true, text: "x".repeat(2_000) });
+    let closed = false;
+    const server = createServer((socket) => {
+      socket.once("close", () => {
+        closed = true;
+      });
+      socket.once("data", () => {
+        socket.end(
+          "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n" +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/chat/completions`;
+    try {
+      const response = await client.send(request({}, { url }));
+      await waitFor(() => closed, { what: "the answer's socket to close" });
+      expect(await response.text()).toBe(body);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

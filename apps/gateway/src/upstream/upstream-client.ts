@@ -1,4 +1,4 @@
-import { Client, type Dispatcher } from "undici";
+import { buildConnector, Client, type Dispatcher } from "undici";
 import { UpstreamError } from "./upstream-error";
 import type {
   AbortSignalLike,
@@ -16,23 +16,28 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const MAX_CACHED_TARGETS = 256;
 
 /**
- * Creates the gateway's upstream client, on undici 7: per origin up to `maxSockets` undici
- * `Client`s of one socket each (see {@link OriginPool} for why not undici's `Pool`), each request
- * handed to `Client.dispatch()` with a handler of its own (no `Readable` per response). Clients
- * and parsed URLs are kept across calls; `close()` destroys them.
+ * Creates the gateway's upstream client, on undici 7: per origin as many undici `Client`s of one
+ * socket each as there are calls in flight (see {@link OriginPool} for why not undici's `Pool`),
+ * each request handed to `Client.dispatch()` with a handler of its own (no `Readable` per
+ * response). Clients (an idle one until its socket closes) and parsed URLs are kept across
+ * calls; `close()` destroys them.
  *
- * Options: `maxSockets` is the number of clients per origin (default 64). `keepAliveMsecs` is
- * the TCP keep-alive probe delay, passed as `connect.keepAliveInitialDelay` (default 1000).
- * undici closes a socket left idle longer than its keep-alive timeout (4 s, or the server's
- * `Keep-Alive: timeout` hint less 2 s).
+ * Options: `maxSockets` caps the clients per origin (default none: a gateway's concurrency is
+ * limited per connection by the operator, in the dispatcher, never by a hidden cap here; every
+ * Claude login and key shares one origin). `keepAliveMsecs` is the TCP keep-alive probe delay,
+ * passed as `connect.keepAliveInitialDelay` (default 1000). undici closes a socket left idle
+ * longer than its keep-alive timeout (4 s, or the server's `Keep-Alive: timeout` hint less 2 s).
  *
- * Timeouts are timers of this client (`timeoutMs` and `firstByteTimeoutMs` from the call until
- * the response headers, `idleTimeoutMs` while a reader waits for a chunk), and undici's own
+ * Timeouts are timers of this client (`timeoutMs` and `firstByteTimeoutMs` from the moment a
+ * socket's client takes the call until the response headers, the connect included;
+ * `idleTimeoutMs` while a reader waits for a chunk), and undici's own
  * `headersTimeout`/`bodyTimeout` are switched off (0): undici arms its header timer only once the
  * request is written (`resumeH1()` in lib/dispatcher/client-h1.js), so it would not count the
- * wait for a pooled socket or the connect that `timeoutMs` covers, and both of its timers run on
- * its "fast timer" clock (lib/util/timers.js), which ticks every ~500 ms and cannot keep a
- * 50 ms `firstByteTimeoutMs`. Its body timer, like ours, does not run while the body is paused.
+ * connect that `timeoutMs` covers, and both of its timers run on its "fast timer" clock
+ * (lib/util/timers.js), which ticks every ~500 ms and cannot keep a 50 ms `firstByteTimeoutMs`.
+ * Its body timer, like ours, does not run while the body is paused. A call waiting for a socket
+ * under `maxSockets` runs no header timer: that wait is this process's own, not the upstream
+ * being slow, and must not time the call out (nor, through the dispatcher, cool a connection).
  *
  * How the stale-socket rule is kept (read from undici 7.30.2):
  * - `pipelining: 1`, so a socket carries at most one written request.
@@ -61,12 +66,17 @@ const MAX_CACHED_TARGETS = 256;
  * header value.
  */
 export function createUpstreamClient(options: UpstreamClientOptions = {}): UpstreamClient {
-  const maxSockets = options.maxSockets ?? 64;
+  const maxSockets = options.maxSockets ?? Number.POSITIVE_INFINITY;
   const clientOptions: Client.Options = {
     pipelining: 1,
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { keepAlive: true, keepAliveInitialDelay: options.keepAliveMsecs ?? 1000 },
+    // One connector for every client: given options instead, each client builds its own, with
+    // a TLS session cache and a FinalizationRegistry of its own, per open socket.
+    connect: buildConnector({
+      keepAlive: true,
+      keepAliveInitialDelay: options.keepAliveMsecs ?? 1000,
+    }),
   };
   const pools = new Map<string, OriginPool>();
   const targets = new Map<string, UndiciTarget>();
@@ -131,6 +141,11 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
       }
       return attempt(request, target, null);
     },
+    connectionCount() {
+      let count = retryClients.size;
+      for (const pool of pools.values()) count += pool.size;
+      return count;
+    },
     close() {
       for (const pool of pools.values()) pool.destroy();
       for (const client of retryClients) client.destroy().catch(ignoreError);
@@ -142,18 +157,19 @@ export function createUpstreamClient(options: UpstreamClientOptions = {}): Upstr
 }
 
 /**
- * The sockets of one origin: up to `maxSockets` undici `Client`s of one socket each, a request
- * of ours on each at most. undici's own `Pool` counts a `Client` busy until one `setImmediate`
- * after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
+ * The sockets of one origin: undici `Client`s of one socket each (at most `maxSockets`), a
+ * request of ours on each at most. undici's own `Pool` counts a `Client` busy until one
+ * `setImmediate` after its response ended (`onMessageComplete()` in client-h1.js resumes the client then, and
  * `Pool`'s `kGetDispatcher` skips a client until its `drain`), so a call sent as soon as the
  * previous one finished opened a second socket and sequential calls alternated two. Here a
  * finished request frees its `Client` at once; the next request waits in that client's queue
  * for the turn undici wants, on the same socket. Free clients are taken last-in first-out, so the
- * busiest stay warm and idle ones age out under undici's keep-alive timeout. Calls beyond
- * `maxSockets` wait here, and one given up while waiting is dropped without reaching undici.
+ * busiest stay warm and idle ones age out under undici's keep-alive timeout. With a `maxSockets`
+ * set, calls beyond it wait here, their header timers not yet running, and one given up (its
+ * signal) while waiting is dropped without reaching undici.
  */
 class OriginPool {
-  private readonly clients: Client[] = [];
+  private readonly clients = new Set<Client>();
   private readonly idle: Client[] = [];
   private readonly waiting: UndiciCall[] = [];
 
@@ -163,18 +179,42 @@ class OriginPool {
     private readonly maxSockets: number,
   ) {}
 
+  /** Clients held now, busy or idle (each has one socket at most). */
+  get size(): number {
+    return this.clients.size;
+  }
+
   dispatch(call: UndiciCall): void {
     let client = this.idle.pop();
     if (!client) {
-      if (this.clients.length >= this.maxSockets) {
+      if (this.clients.size >= this.maxSockets) {
         this.waiting.push(call);
         return;
       }
       client = new Client(this.origin, this.options);
-      this.clients.push(client);
+      client.on("disconnect", this.onSocketGone);
+      client.on("connectionError", this.onSocketGone);
+      this.clients.add(client);
     }
     call.start(client, this);
   }
+
+  /**
+   * An idle client whose socket closed (keep-alive timeout, the server's close, a cut body) or
+   * never connected is dropped: with no cap, a burst of a thousand streams would otherwise leave
+   * a thousand socketless clients behind for good. undici fails a client's request before it
+   * reports the socket gone, so a client that just served one is idle by then; a busy one keeps
+   * its queued request, which undici writes on a new socket.
+   */
+  private readonly onSocketGone = (_origin: unknown, targets: readonly unknown[]): void => {
+    for (const target of targets) {
+      const index = this.idle.indexOf(target as Client);
+      if (index === -1) continue;
+      this.idle.splice(index, 1);
+      this.clients.delete(target as Client);
+      (target as Client).destroy().catch(ignoreError);
+    }
+  };
 
   /** A request of ours on `client` is over: the client takes the next waiting call, or idles. */
   release(client: Client): void {
@@ -197,7 +237,7 @@ class OriginPool {
       );
     }
     for (const client of this.clients) client.destroy().catch(ignoreError);
-    this.clients.length = 0;
+    this.clients.clear();
     this.idle.length = 0;
   }
 }
@@ -252,7 +292,6 @@ function attempt(
       return;
     }
     const call = new UndiciCall(request, target, fresh === null, resolve, reject);
-    call.headerTimer = setTimeout(onHeaderTimeout, call.headerWaitMs, call);
     signal?.addEventListener("abort", call, { once: true });
     if (fresh) call.start(fresh, null);
     else target.pool.dispatch(call);
@@ -305,10 +344,15 @@ class UndiciCall implements Dispatcher.DispatchHandler {
     );
   }
 
-  /** Hands the request to `client`; `pool` gets the client back once undici is done with it. */
+  /**
+   * Hands the request to `client`; `pool` gets the client back once undici is done with it. The
+   * header wait starts here, not when the call was made: time spent waiting for a socket is not
+   * the upstream's.
+   */
   start(client: Client, pool: OriginPool | null): void {
     this.client = client;
     this.pool = pool;
+    this.headerTimer = setTimeout(onHeaderTimeout, this.headerWaitMs, this);
     const { request } = this;
     client.dispatch(
       {
@@ -364,6 +408,9 @@ class UndiciCall implements Dispatcher.DispatchHandler {
       return;
     }
     this.settle();
+    // undici's controller keeps the raw header buffers, slices of the socket's first read, for
+    // the response's whole life (a long stream's included); `headers` holds all that is read.
+    (controller as { rawHeaders?: unknown }).rawHeaders = null;
     this.response = new UndiciUpstreamResponse(
       controller,
       statusCode,
@@ -477,7 +524,8 @@ type BodyMode = "unread" | "text" | "chunks" | "drain";
 /**
  * An upstream response over undici's dispatch callbacks. Chunks that arrive with no reader
  * waiting are queued and undici is paused (`controller.pause()`, which stops reading the
- * socket), so a slow reader holds the upstream back; a waiting reader resumes it.
+ * socket), so a slow reader holds the upstream back; a waiting reader resumes it. The chunk
+ * that completes a declared `content-length` does not pause it (nothing is left to hold back).
  */
 class UndiciUpstreamResponse implements UpstreamResponse {
   private started = false;
@@ -489,6 +537,8 @@ class UndiciUpstreamResponse implements UpstreamResponse {
   private readonly signal: AbortSignalLike | undefined;
   queue: Buffer[] = [];
   private drainedBytes = 0;
+  /** Body bytes still to come by the declared `content-length`; Infinity without one. */
+  private bodyBytesLeft: number;
   failure: UpstreamError | null = null;
   ended = false;
   private resolveText: ((text: string) => void) | null = null;
@@ -505,6 +555,8 @@ class UndiciUpstreamResponse implements UpstreamResponse {
   ) {
     this.signal = request.signal;
     this.signal?.addEventListener("abort", this, { once: true });
+    const declared = Number(headers["content-length"]);
+    this.bodyBytesLeft = Number.isFinite(declared) ? declared : Number.POSITIVE_INFINITY;
     const idleTimeoutMs = request.idleTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
     if (idleTimeoutMs !== undefined && idleTimeoutMs > 0) {
@@ -528,6 +580,7 @@ class UndiciUpstreamResponse implements UpstreamResponse {
 
   onData(chunk: Buffer): void {
     this.idleTimer?.refresh();
+    this.bodyBytesLeft -= chunk.length;
     switch (this.mode) {
       case "text":
         this.queue.push(chunk);
@@ -551,7 +604,10 @@ class UndiciUpstreamResponse implements UpstreamResponse {
           return;
         }
         this.queue.push(chunk);
-        this.controller.pause();
+        // Not on the last bytes of a declared length: nothing is left to hold back, and undici 7
+        // asserts (and takes the process down) when a socket ends while its parser is paused,
+        // which a `Connection: close` answer does right after those bytes.
+        if (this.bodyBytesLeft > 0) this.controller.pause();
       }
     }
   }

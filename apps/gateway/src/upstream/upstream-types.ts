@@ -23,7 +23,10 @@ export interface UpstreamRequest {
   /** Header names in lower case. */
   headers: Record<string, string>;
   body: string | Buffer;
-  /** Whole request until the response headers arrive, milliseconds. */
+  /**
+   * From the moment a socket takes the call (connect included) until the response headers
+   * arrive, milliseconds. A wait for a free socket does not count.
+   */
   timeoutMs: number;
   /**
    * A shorter wait for the response headers (the first byte), milliseconds; the header wait is
@@ -69,7 +72,11 @@ export interface ChunkReader {
 
 /** Options of `createUpstreamClient`. */
 export interface UpstreamClientOptions {
-  /** Concurrent sockets (one undici `Client` each) per origin; calls beyond wait. Default 64. */
+  /**
+   * Concurrent sockets (one undici `Client` each) per origin; calls beyond wait for one, their
+   * header timers not running while they wait. Default unlimited: the gateway limits
+   * concurrency per connection (`connections[].maxConcurrent`), not per origin.
+   */
   maxSockets?: number;
   /** TCP keep-alive probe delay of pooled sockets, milliseconds; default 1000. */
   keepAliveMsecs?: number;
@@ -79,6 +86,11 @@ export interface UpstreamClientOptions {
 export interface UpstreamClient {
   /** Resolves when response headers arrive; rejects with `UpstreamError`. */
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /**
+   * Upstream connections held now across origins, busy or idle (one socket each at most; an
+   * idle one is let go when its socket closes).
+   */
+  connectionCount(): number;
   /** Destroys every pooled socket; calls in flight or waiting for a socket fail. */
   close(): void;
 }

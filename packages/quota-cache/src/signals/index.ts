@@ -14,14 +14,26 @@ export type { HeaderInput } from "./header-input";
 export { parseOpenAiResponse } from "./openai";
 export { OPENROUTER_FREE_SCOPE, parseOpenRouterResponse } from "./openrouter";
 export { parseOpenRouterKey } from "./openrouter-key";
-export { readFlag, usagePayloadEvidence } from "./overage-signals";
+export {
+  claudeUsageEvidence,
+  codexUsageEvidence,
+  copilotUsageEvidence,
+  readFlag,
+  usagePayloadEvidence,
+} from "./overage-signals";
 export { parseEpoch } from "./parse-epoch";
 export { parseGoDuration } from "./parse-go-duration";
 export { parseHttpDate } from "./parse-http-date";
 export { parseIetfRateLimit } from "./parse-ietf-rate-limit";
 export { parseProseRetryHint } from "./parse-prose-retry-hint";
-export type { UsagePayloadParser, UsageSignals } from "./parse-response-signals";
+export type {
+  BoundableSignals,
+  UsagePayloadParser,
+  UsageSignals,
+} from "./parse-response-signals";
 export {
+  boundSignals,
+  isSilentSuccess,
   parseResponseSignals,
   parseUsagePayload,
   parseUsageSignals,

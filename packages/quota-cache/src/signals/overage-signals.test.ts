@@ -8,6 +8,7 @@ import codex200 from "./__fixtures__/codex-200-pro.json";
 import codexUsage from "./__fixtures__/codex-usage.json";
 import copilot402 from "./__fixtures__/copilot-402-quota-exceeded.json";
 import copilotPaid from "./__fixtures__/copilot-user-paid.json";
+import { claudeUsageEvidence, codexUsageEvidence, copilotUsageEvidence } from "./overage-signals";
 import { parseResponseSignals, parseUsageSignals } from "./parse-response-signals";
 
 const observedAtMs = Date.parse("2026-03-25T20:25:06.000Z");
@@ -141,6 +142,23 @@ describe("overage evidence from usage payloads (E1, E2)", () => {
       },
     };
     expect(parseUsageSignals("github-copilot", off, observedAtMs).evidence?.evidence).toBe("off");
+  });
+
+  it("each family's reader gives what the provider id's convenience gives", () => {
+    expect(claudeUsageEvidence(claudeUsage, observedAtMs)).toEqual(
+      parseUsageSignals("claude", claudeUsage, observedAtMs).evidence,
+    );
+    expect(codexUsageEvidence(codexUsage, observedAtMs)).toMatchObject({
+      evidence: "off",
+      source: "codex-usage",
+      observedAt,
+    });
+    expect(copilotUsageEvidence(copilotPaid, observedAtMs)).toMatchObject({
+      evidence: "on",
+      overageCount: 0,
+    });
+    expect(codexUsageEvidence(claudeUsage, observedAtMs)).toBeUndefined();
+    expect(copilotUsageEvidence("not a payload", observedAtMs)).toBeUndefined();
   });
 
   it("a provider with no overage signal gives windows and no evidence", () => {

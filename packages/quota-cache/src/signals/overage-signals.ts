@@ -83,14 +83,91 @@ export function codexHeaderEvidence(
 }
 
 /**
+ * Claude `/api/oauth/usage` (E1/E2): `extra_usage.is_enabled` true → `on`, false → `off`.
+ * Pure and total; undefined when the payload says nothing about extra usage.
+ *
+ * @param observedAtMs epoch ms at which the payload was fetched
+ */
+export function claudeUsageEvidence(
+  payload: unknown,
+  observedAtMs: number,
+): OverageObservation | undefined {
+  if (!isRecord(payload)) return undefined;
+  const enabled = readFlag(field(payload.extra_usage, "is_enabled"));
+  if (enabled === undefined) return undefined;
+  return observation(
+    enabled ? "on" : "off",
+    isoFromMs(safeNowMs(observedAtMs))!,
+    "claude-usage",
+    `extra_usage.is_enabled=${enabled}`,
+  );
+}
+
+/**
+ * Codex `/wham/usage` and the in-band `codex.rate_limits` event (E1/E2, quota-signals.md §14):
+ * `credits.has_credits` or `unlimited` true → `on`, both false → `off` (source `codex-event` for
+ * the event, `codex-usage` for the endpoint). Pure and total; undefined when it says nothing.
+ *
+ * @param observedAtMs epoch ms at which the payload was fetched or the event arrived
+ */
+export function codexUsageEvidence(
+  payload: unknown,
+  observedAtMs: number,
+): OverageObservation | undefined {
+  if (!isRecord(payload)) return undefined;
+  const credits = payload.credits;
+  if (!isRecord(credits)) return undefined;
+  const source =
+    payload.type === "codex.rate_limits" || isRecord(payload.rate_limits)
+      ? "codex-event"
+      : "codex-usage";
+  return codexCreditsEvidence(
+    credits.has_credits,
+    credits.unlimited,
+    isoFromMs(safeNowMs(observedAtMs))!,
+    source,
+  );
+}
+
+/**
+ * Copilot `copilot_internal/user` (E1/E2): `premium_interactions.overage_permitted` true → `on`,
+ * false → `off`, with `overage_count` attached (the cache turns a rising count into `on`); a count
+ * above 0 with no `overage_permitted` is `on` (premium requests were billed). Pure and total;
+ * undefined when the payload says nothing about overage.
+ *
+ * @param observedAtMs epoch ms at which the payload was fetched
+ */
+export function copilotUsageEvidence(
+  payload: unknown,
+  observedAtMs: number,
+): OverageObservation | undefined {
+  if (!isRecord(payload)) return undefined;
+  const premium = field(payload.quota_snapshots, "premium_interactions");
+  if (!isRecord(premium)) return undefined;
+  const observedAt = isoFromMs(safeNowMs(observedAtMs))!;
+  const permitted = readFlag(premium.overage_permitted);
+  const count = finiteNumber(premium.overage_count);
+  const countDetail = count !== null && count >= 0 ? ` overage_count=${count}` : "";
+  let out: OverageObservation | undefined;
+  if (permitted !== undefined) {
+    out = observation(
+      permitted ? "on" : "off",
+      observedAt,
+      "copilot-usage",
+      `overage_permitted=${permitted}${countDetail}`,
+    );
+  } else if (count !== null && count > 0) {
+    out = observation("on", observedAt, "copilot-usage", countDetail.trim());
+  }
+  if (out && count !== null && count >= 0) out.overageCount = count;
+  return out;
+}
+
+/**
  * Overage evidence from a usage-endpoint payload (or the in-band Codex event), by canonical
- * provider id:
- * - `claude` `/api/oauth/usage`: `extra_usage.is_enabled` true → `on`, false → `off`;
- * - `codex` `/wham/usage` and `codex.rate_limits`: `credits.has_credits` / `unlimited`;
- * - `github-copilot` `copilot_internal/user`: `premium_interactions.overage_permitted` true → `on`,
- *   false → `off`, with `overage_count` attached (the cache turns a rising count into `on`); a
- *   count above 0 with no `overage_permitted` is `on` (premium requests were billed).
- * Pure and total; undefined when the payload says nothing about overage.
+ * provider id: `claude` ({@link claudeUsageEvidence}), `codex` ({@link codexUsageEvidence}),
+ * `github-copilot` ({@link copilotUsageEvidence}); any other id says nothing. Pure and total;
+ * undefined when the payload says nothing about overage.
  *
  * @param observedAtMs epoch ms at which the payload was fetched
  */
@@ -99,47 +176,9 @@ export function usagePayloadEvidence(
   payload: unknown,
   observedAtMs: number,
 ): OverageObservation | undefined {
-  if (!isRecord(payload)) return undefined;
-  const observedAt = isoFromMs(safeNowMs(observedAtMs))!;
   const id = typeof provider === "string" ? provider.trim().toLowerCase() : "";
-  if (id === "claude") {
-    const enabled = readFlag(field(payload.extra_usage, "is_enabled"));
-    if (enabled === undefined) return undefined;
-    return observation(
-      enabled ? "on" : "off",
-      observedAt,
-      "claude-usage",
-      `extra_usage.is_enabled=${enabled}`,
-    );
-  }
-  if (id === "codex") {
-    const credits = payload.credits;
-    if (!isRecord(credits)) return undefined;
-    const source =
-      payload.type === "codex.rate_limits" || isRecord(payload.rate_limits)
-        ? "codex-event"
-        : "codex-usage";
-    return codexCreditsEvidence(credits.has_credits, credits.unlimited, observedAt, source);
-  }
-  if (id === "github-copilot") {
-    const premium = field(payload.quota_snapshots, "premium_interactions");
-    if (!isRecord(premium)) return undefined;
-    const permitted = readFlag(premium.overage_permitted);
-    const count = finiteNumber(premium.overage_count);
-    const countDetail = count !== null && count >= 0 ? ` overage_count=${count}` : "";
-    let out: OverageObservation | undefined;
-    if (permitted !== undefined) {
-      out = observation(
-        permitted ? "on" : "off",
-        observedAt,
-        "copilot-usage",
-        `overage_permitted=${permitted}${countDetail}`,
-      );
-    } else if (count !== null && count > 0) {
-      out = observation("on", observedAt, "copilot-usage", countDetail.trim());
-    }
-    if (out && count !== null && count >= 0) out.overageCount = count;
-    return out;
-  }
+  if (id === "claude") return claudeUsageEvidence(payload, observedAtMs);
+  if (id === "codex") return codexUsageEvidence(payload, observedAtMs);
+  if (id === "github-copilot") return copilotUsageEvidence(payload, observedAtMs);
   return undefined;
 }

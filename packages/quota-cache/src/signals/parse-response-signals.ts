@@ -7,7 +7,7 @@ import {
   PLAUSIBILITY_SKEW_MS,
   windowHorizonMs,
 } from "../time-plausibility";
-import type { ResponseSignals } from "../upstream-failure";
+import type { ResponseSignals, UpstreamFailure } from "../upstream-failure";
 import { parseAnthropicApiResponse } from "./anthropic-api";
 import { parseClaudeOauthUsage } from "./claude-oauth-usage";
 import { parseClaudeSubscriptionResponse } from "./claude-subscription";
@@ -41,7 +41,9 @@ const RESPONSE_PARSERS: Readonly<Record<string, ResponseSignalParser>> = Object.
  * `claude` → Claude subscription, `anthropic` → Anthropic API, `openai`, `codex`,
  * `github-copilot`, `google` / `gemini-code-assist` / `antigravity` → Gemini, `openrouter`;
  * any other id (groq, deepseek, mistral, xai, ollama…) → the generic OpenAI-compatible parser.
- * Pure and total: never throws.
+ * Pure and total: never throws. A convenience for a caller that knows a connection only by its
+ * provider id; a caller that knows which family speaks calls that family's parser and
+ * {@link boundSignals} itself (the planfirst gateway does, through each connection's connector).
  *
  * Every time it returns is plausible: a window reset beyond the window's
  * length plus skew (5 h, 7 d, 31 d monthly, 1 d daily, 7 d when unknown), and a failure's
@@ -58,12 +60,29 @@ export function parseResponseSignals(provider: string, input: ResponseInput): Re
   return boundSignals(signals, observedAtMs);
 }
 
-/** Applies the plausibility bounds to a family parser's result (see `parseResponseSignals`). */
-function boundSignals(signals: ResponseSignals, observedAtMs: number): ResponseSignals {
+/** What {@link boundSignals} bounds: a reading's windows and, for a response, its failure. */
+export interface BoundableSignals {
+  windows: QuotaWindow[];
+  failure?: UpstreamFailure;
+  implausible?: ImplausibleTime[];
+}
+
+/**
+ * The plausibility bounds, for a reading from any parser (a family parser of this package or a
+ * caller's own): every window `resetAt` beyond its window's horizon plus skew, and a failure's
+ * `resetAt` / `retryAt` beyond its window's (7 d when it names none), is set to null (read as
+ * unknown) and appended to `implausible`. Provider-free. Mutates and returns `signals`; a reading
+ * with no window and no failure, or a non-finite `observedAtMs` (epoch ms), is returned as it is.
+ */
+export function boundSignals<T extends BoundableSignals>(
+  signals: T,
+  observedAtMs: number,
+): T & Pick<BoundableSignals, "implausible"> {
   if (!Number.isFinite(observedAtMs)) return signals;
+  const failure = signals.failure;
+  if (signals.windows.length === 0 && !failure) return signals;
   const implausible: ImplausibleTime[] = [];
   signals.windows = boundWindowResets(signals.windows, observedAtMs, implausible);
-  const failure = signals.failure;
   if (failure) {
     const named = failure.windowId
       ? signals.windows.find((w) => w.windowId === failure.windowId)
@@ -84,7 +103,11 @@ function boundSignals(signals: ResponseSignals, observedAtMs: number): ResponseS
       }
     }
   }
-  if (implausible.length > 0) signals.implausible = implausible;
+  if (implausible.length > 0) {
+    signals.implausible = signals.implausible
+      ? [...signals.implausible, ...implausible]
+      : implausible;
+  }
   return signals;
 }
 
@@ -106,9 +129,10 @@ const SIGNAL_NAME_FRAGMENTS = [
 
 /**
  * True when the response cannot yield windows or a failure: a 2xx/3xx status, no body, and plain
- * record headers none of whose names a parser reads. Cheaper than building the header map.
+ * record headers none of whose names a parser reads. Cheaper than building the header map, so a
+ * reader skips its parser for such an answer (most answers are plain successes). Pure and total.
  */
-function isSilentSuccess(input: ResponseInput): boolean {
+export function isSilentSuccess(input: ResponseInput): boolean {
   if (typeof input !== "object" || input === null) return false;
   const { status, headers, body } = input;
   if (typeof status !== "number" || !(status >= 200 && status < 400)) return false;
@@ -127,19 +151,24 @@ function isSilentSuccess(input: ResponseInput): boolean {
   return true;
 }
 
-/** Everything a usage-endpoint payload says: windows, overage evidence, dropped times. */
+/**
+ * Everything a usage-endpoint payload (or an in-band usage event such as Codex
+ * `codex.rate_limits`) says: windows, overage evidence, dropped times.
+ */
 export interface UsageSignals {
   windows: QuotaWindow[];
   /** Overage evidence (Claude `extra_usage`, Codex `credits`, Copilot `overage_permitted`). */
   evidence?: OverageObservation;
-  /** Resets beyond their window's horizon, dropped (read as unknown); see `parseResponseSignals`. */
+  /** Resets beyond their window's horizon, dropped (read as unknown); see {@link boundSignals}. */
   implausible?: ImplausibleTime[];
 }
 
 /**
  * Windows and overage evidence from a provider's usage-endpoint payload (or the in-band Codex
  * `codex.rate_limits` event), with every reset bounded by its window as `parseResponseSignals`
- * does. Pure and total; the additive successor of {@link parseUsagePayload}.
+ * does. Pure and total; the additive successor of {@link parseUsagePayload}. A convenience by
+ * provider id, like {@link parseResponseSignals}: the family parsers and evidence readers
+ * (`parseCodexUsage`, `codexUsageEvidence`…) are exported for a caller that knows the family.
  *
  * @param observedAtMs epoch ms at which the payload was fetched
  */
@@ -161,7 +190,7 @@ export function parseUsageSignals(
 export type UsagePayloadParser = (payload: unknown, observedAtMs: number) => QuotaWindow[];
 
 /**
- * Usage-endpoint parsers by canonical provider id, for the pollers: `claude` (`/api/oauth/usage`),
+ * Usage-endpoint parsers by canonical provider id: `claude` (`/api/oauth/usage`),
  * `codex` (`/wham/usage`), `github-copilot` (`copilot_internal/user`), `gemini-code-assist`
  * (`retrieveUserQuota`), `antigravity` (`fetchAvailableModels`), `openrouter` (`/api/v1/key`).
  */

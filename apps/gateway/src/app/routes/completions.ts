@@ -2,16 +2,24 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
-import { pickClientHeaders } from "../../dispatch/client-headers";
+import { pickClientHeaders, pickClientQuery } from "../../dispatch/client-headers";
 import type { ClientHeaders } from "../../dispatch/types";
 import { GatewayError } from "../../errors";
 import { clientSignal, nodeClientSignal } from "../../http/client-signal";
+import { flatString } from "../../http/flat-string";
 import type { NodeRouteHandler } from "../../http/node-listener";
 import { writeNodeReply } from "../../http/node-reply";
 import type { GatewayReply } from "../../http/reply";
 import { replyToResponse } from "../../http/reply";
 import { readJsonBody, readNodeJsonBody } from "../../http/request-body";
 import type { RequestTrace } from "../../observability/request-log/request-trace";
+import { conversationOpeningOf } from "../../protocols";
+import {
+  pickSessionHeaders,
+  type SessionHeaders,
+  type SessionKey,
+  sessionKeyOf,
+} from "../../routing/session-key";
 import type { AbortSignalLike } from "../../upstream";
 import type { AppContext, GatewayEnv } from "../app-context";
 import { authenticate } from "../auth/authenticate";
@@ -23,7 +31,9 @@ import type { CompletionRoute } from "./route-table";
 /** What a completion route reads from the request line and headers besides the body. */
 export interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
-  /** `beta=true` when the client asked for it (Claude Code), forwarded to Anthropic upstreams. */
+  /** The session headers the client sent (`x-claude-code-session-id`, …), if any. */
+  readonly sessionHeaders?: SessionHeaders;
+  /** The query parameters some wire forwards (Claude Code's `beta=true`), see `pickClientQuery`. */
   readonly query: string | undefined;
   /** The upstream bills nothing for it (`count_tokens`): no reservation, nothing booked. */
   readonly unbilled?: boolean;
@@ -37,9 +47,11 @@ export interface CompletionExtras {
 export function completionHandler(app: AppContext, route: CompletionRoute) {
   const limit = app.deps.config.server.bodyLimitBytes;
   return async (c: Context<GatewayEnv>): Promise<Response> => {
+    const header = (name: string) => c.req.header(name);
     const extras: CompletionExtras = {
-      clientHeaders: pickClientHeaders((name) => c.req.header(name)),
-      query: betaQuery(c.req.query("beta")),
+      clientHeaders: pickClientHeaders(app.clientHeaderNames, header),
+      sessionHeaders: pickSessionHeaders(header),
+      query: pickClientQuery({ get: (name) => c.req.query(name) }),
     };
     const reply = await completionReply(
       app,
@@ -70,7 +82,7 @@ export async function completionReply(
   signal: AbortSignalLike | undefined,
   extras: CompletionExtras,
 ): Promise<GatewayReply> {
-  const trace = app.requestLog.begin(client.id);
+  const trace = app.requestLog.begin(newRequestId(), client.id);
   try {
     const body = await readBody();
     const reply = await answerCompletion(app, route, body, client, signal, extras, trace);
@@ -116,13 +128,14 @@ export function answerCompletion(
     trace.stream = stream;
   }
   try {
-    validateCompletionBody(route.api, body, app.deps.config.server.bodyLimitBytes);
+    validateCompletionBody(route.protocol, body, app.deps.config.server.bodyLimitBytes);
   } catch (error) {
     return Promise.reject(error);
   }
+  const session = extras.unbilled ? undefined : sessionOf(app, route, body, client, extras);
+  if (trace && session) trace.sessionHash = session.hash;
   return app.dispatcher.dispatch({
     protocol: route.protocol,
-    api: route.api,
     ...(extras.clientHeaders ? { clientHeaders: extras.clientHeaders } : {}),
     ...(extras.query ? { query: extras.query } : {}),
     ...(route.subPath ? { subPath: route.subPath } : {}),
@@ -131,7 +144,8 @@ export function answerCompletion(
     modelId,
     stream,
     client,
-    requestId: trace ? trace.requestId : randomUUID(),
+    ...(session ? { session } : {}),
+    requestId: trace ? trace.requestId : newRequestId(),
     signal,
     ...(trace ? { trace } : {}),
   });
@@ -147,9 +161,11 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
     try {
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
+      const header = (name: string) => first(headers[name]);
       const extras: CompletionExtras = {
-        clientHeaders: pickClientHeaders((name) => first(headers[name])),
-        query: betaQuery(queryParam(incoming.url, "beta")),
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, header),
+        sessionHeaders: pickSessionHeaders(header),
+        query: pickClientQuery(queryParams(incoming.url)),
       };
       const reply = await completionReply(
         app,
@@ -174,17 +190,43 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
 
 const NO_EXTRAS: CompletionExtras = { clientHeaders: undefined, query: undefined };
 
-/** Only `beta=true` is forwarded: no other query reaches an upstream. */
-function betaQuery(value: string | undefined): string | undefined {
-  return value === "true" ? "beta=true" : undefined;
+/**
+ * The session of a completion request (ladder.md §16): from the session headers, the body's own
+ * ids, else the conversation's opening as the route's protocol reads it. None while affinity is
+ * off (`idleTtlMs: 0`).
+ */
+function sessionOf(
+  app: AppContext,
+  route: CompletionRoute,
+  body: Record<string, unknown>,
+  client: ClientIdentity,
+  extras: CompletionExtras,
+): SessionKey | undefined {
+  if (app.deps.sessions?.enabled !== true) return undefined;
+  const key = sessionKeyOf({
+    headers: extras.sessionHeaders,
+    body,
+    clientId: client.id,
+    opening: (maxChars) => conversationOpeningOf(route.protocol, body, maxChars),
+  });
+  return key ?? undefined;
 }
 
-function queryParam(url: string | undefined, name: string): string | undefined {
+/** The query of a request target; undefined when it has none. */
+function queryParams(url: string | undefined): URLSearchParams | undefined {
   const start = url?.indexOf("?") ?? -1;
   if (url === undefined || start === -1) return undefined;
-  return new URLSearchParams(url.slice(start + 1)).get(name) ?? undefined;
+  return new URLSearchParams(url.slice(start + 1));
 }
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A new request id. It is held as long as the request (a long stream's whole life), so it is
+ * kept flat rather than as the pieces `randomUUID()` builds it from.
+ */
+function newRequestId(): string {
+  return flatString(randomUUID());
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
-import { pickClientHeaders } from "../../dispatch/client-headers";
+import { pickClientHeaders, pickClientQuery } from "../../dispatch/client-headers";
 import { GatewayError } from "../../errors";
 import { clientSignal } from "../../http/client-signal";
 import { writeNodeReply } from "../../http/node-reply";
@@ -29,6 +29,7 @@ const ESTIMATE_AFTER = new Set([
   "plan_quota_exhausted",
   "budget_exhausted",
   "spend_store_unavailable",
+  "local_capacity",
 ]);
 
 /**
@@ -41,12 +42,11 @@ export function countTokensRoutes(app: AppContext): Hono<GatewayEnv> {
   const limit = app.deps.config.server.bodyLimitBytes;
   return new Hono<GatewayEnv>().post(COUNT_TOKENS.path, async (c) => {
     const body = await readJsonBody(c, limit);
-    const beta = c.req.query("beta") === "true" ? "beta=true" : undefined;
     let reply: GatewayReply;
     try {
       reply = await answerCompletion(app, COUNT_TOKENS, body, c.var.client, clientSignal(c), {
-        clientHeaders: pickClientHeaders((name) => c.req.header(name)),
-        query: beta,
+        clientHeaders: pickClientHeaders(app.clientHeaderNames, (name) => c.req.header(name)),
+        query: pickClientQuery({ get: (name) => c.req.query(name) }),
         unbilled: true,
       });
     } catch (error) {

@@ -1,7 +1,11 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { isAdmin } from "../../routing/client-identity";
-import { type GatewayStatus, statusSnapshot } from "../../status/gateway-status";
+import {
+  cacheReadsLastHour,
+  type GatewayStatus,
+  statusSnapshot,
+} from "../../status/gateway-status";
 import { keyRungSpendUsd } from "../../status/key-spend";
 import { CHART_SPAN_MS } from "../../status/status-charts";
 import type { StatusFeed, StatusPush } from "../../status/status-feed";
@@ -47,7 +51,11 @@ export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv
   /** `status` as `client` sees it: all of it for an admin key, its own spend for a client key. */
   async function viewOf(status: GatewayStatus, client: ClientIdentity): Promise<GatewayStatus> {
     if (isAdmin(client)) return status;
-    return statusForClient(status, client, await keyRungSpendUsd(app.deps, client.id));
+    const [spendUsd, cacheReads] = await Promise.all([
+      keyRungSpendUsd(app.deps, client.id),
+      cacheReadsLastHour(app, Date.parse(status.evaluatedAt), client.id),
+    ]);
+    return statusForClient(status, client, { spendUsd, cacheReads });
   }
 
   /** The feed's rendering for an admin key; for a client key, one of its own view. */

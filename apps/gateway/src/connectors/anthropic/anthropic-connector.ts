@@ -1,9 +1,11 @@
 import { parseAnthropicApiResponse } from "@planfirst/quota-cache";
-import type { UpstreamConnector } from "../connector";
+import type { ConnectorCall, UpstreamConnector } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
-import { baseRequestHeaders } from "../request-headers";
+import { meteredEvidence } from "../metered-evidence";
+import { answerReader } from "../read-signals";
+import { baseRequestHeaders, mergeBetas } from "../request-headers";
 
 /** Anthropic API version header value sent on every Anthropic-protocol request. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -12,8 +14,9 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 /**
- * Client headers an Anthropic upstream receives unchanged: `anthropic-beta` and
- * `anthropic-version` are open lists the client owns, and Claude Code's attribution headers.
+ * Client headers an Anthropic upstream receives as the client sent them (quota-signals.md §14):
+ * `anthropic-beta` and `anthropic-version` are open lists the client owns, then Claude Code's
+ * attribution headers and `x-app`.
  */
 export const ANTHROPIC_FORWARDED_HEADERS = [
   "anthropic-beta",
@@ -21,7 +24,11 @@ export const ANTHROPIC_FORWARDED_HEADERS = [
   "x-claude-code-session-id",
   "x-claude-code-agent-id",
   "x-claude-code-parent-agent-id",
+  "x-app",
 ] as const;
+
+/** What the client owns on an Anthropic call: its user agent and the forwarded headers. */
+const CLIENT_OWNED: readonly string[] = ["user-agent", ...ANTHROPIC_FORWARDED_HEADERS];
 
 /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in `/v1`. */
 export function anthropicMessagesUrl(baseUrl: string): string {
@@ -29,22 +36,47 @@ export function anthropicMessagesUrl(baseUrl: string): string {
   return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
 }
 
+/**
+ * Headers of an Anthropic-protocol call before auth: `baseRequestHeaders` (JSON, planfirst's own
+ * user agent unless the client sent one, the connection's `headers`), then what the client owns
+ * over the connection's: its user agent, `anthropic-version` and attribution headers as it sent
+ * them, its `anthropic-beta` flags joined after the connection's (each once).
+ * `anthropic-version` is {@link ANTHROPIC_VERSION} when neither set one.
+ */
+export function anthropicRequestHeaders(
+  call: ConnectorCall,
+  configHeaders: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const headers = baseRequestHeaders(call, configHeaders);
+  const client = call.clientHeaders;
+  if (client) {
+    for (const name of CLIENT_OWNED) {
+      const value = client[name];
+      if (!value) continue;
+      headers[name] = name === "anthropic-beta" ? mergeBetas(headers[name], value) : value;
+    }
+  }
+  headers["anthropic-version"] ??= ANTHROPIC_VERSION;
+  return headers;
+}
+
 /** Options of {@link createAnthropicConnector}. */
 export interface AnthropicConnectorOptions {
   /**
    * True when the connector serves a provider planfirst has no folder for (the generic
-   * `anthropic` connector): `authType: none` sends no key, answers are read with the Anthropic
-   * API parser whatever the provider id, and the connector claims nothing about billing (the
-   * operator's catalog entry decides). Default false: Anthropic's own metered API key, which
-   * bills for every token.
+   * `anthropic` connector): `authType: none` sends no key, and the connector claims nothing
+   * about billing (the operator's catalog entry decides). Default false: Anthropic's own metered
+   * API key, which bills for every token.
    */
   generic?: boolean;
 }
 
 /**
  * An Anthropic API key (`x-api-key`): messages at `{baseUrl}/v1/messages`, no usage endpoint,
- * failures left to quota-cache's Anthropic API parser. Metered unless `options.generic`.
- * `prepare` is always synchronous.
+ * answers read with quota-cache's Anthropic API parser (the `anthropic-ratelimit-*` buckets,
+ * quota-signals.md §1) whatever the provider id. Anthropic's own key bills every request, so its
+ * answers carry overage evidence `on`; a generic connection's carry none. `prepare` is always
+ * synchronous.
  */
 export function createAnthropicConnector(
   spec: ConnectorSpec,
@@ -63,32 +95,27 @@ export function createAnthropicConnector(
     });
   }
   const url = anthropicMessagesUrl(spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL);
-  // Anthropic's own key bills for every token. A generic connection's billing is its catalog
-  // entry's word, so it gives no evidence either way (null); a keyless server cannot bill.
-  let bills: boolean | null = true;
-  if (generic) bills = keyless ? false : null;
+  const read = answerReader(parseAnthropicApiResponse);
+  // A generic connection's billing is its catalog entry's word: its answers give no evidence.
+  const billed = generic ? null : meteredEvidence(`a ${spec.provider} API key bills every request`);
   return {
     provider: spec.provider,
-    protocol: "anthropic",
-    // An id quota-cache does not know would otherwise be read as an OpenAI-compatible server.
-    ...(generic ? { signalsProvider: "anthropic" } : {}),
+    protocol: "anthropic-messages",
+    forwardedClientHeaders: ANTHROPIC_FORWARDED_HEADERS,
     prepare(call) {
-      const headers = baseRequestHeaders(call, spec.headers, ANTHROPIC_FORWARDED_HEADERS);
-      headers["anthropic-version"] ??= ANTHROPIC_VERSION;
+      const headers = anthropicRequestHeaders(call, spec.headers);
       if (key !== null) headers["x-api-key"] = key;
       return { url, headers };
     },
     usageRequest: () => null,
-    parseUsage: () => [],
-    classifyFailure(status, headers, body, observedAtMs) {
-      return parseAnthropicApiResponse({ status, headers, body, observedAtMs }).failure ?? null;
-    },
-    observeHeaders() {
-      // An API key carries no billing evidence in its headers.
+    readUsage: () => ({ windows: [] }),
+    readResponse(answer) {
+      const signals = read(answer);
+      if (billed) signals.evidence = billed(answer.observedAtMs);
+      return signals;
     },
     invalidateCredential() {
       // A static key cannot be renewed: the dispatcher cools the connection as auth_invalid.
     },
-    billsAfterWindow: () => bills,
   };
 }

@@ -1,9 +1,13 @@
-import { parseClaudeOauthUsage, parseClaudeSubscriptionResponse } from "@planfirst/quota-cache";
+import {
+  claudeUsageEvidence,
+  parseClaudeOauthUsage,
+  parseClaudeSubscriptionResponse,
+} from "@planfirst/quota-cache";
 import {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_FORWARDED_HEADERS,
-  ANTHROPIC_VERSION,
   anthropicMessagesUrl,
+  anthropicRequestHeaders,
 } from "../anthropic/anthropic-connector";
 import type { UpstreamConnector } from "../connector";
 import {
@@ -14,7 +18,8 @@ import {
 } from "../connector-credential";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
-import { baseRequestHeaders, mergeBetaFlag } from "../request-headers";
+import { answerReader, usageReading } from "../read-signals";
+import { mergeBetas } from "../request-headers";
 
 /** Beta flag Anthropic requires on Claude plan OAuth bearer tokens. */
 export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
@@ -32,8 +37,10 @@ export const CLAUDE_CODE_CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
  * A Claude Pro/Max login (`Authorization: Bearer` plus `anthropic-beta: oauth-2025-04-20` merged
  * into the client's betas). A static `env:` token is used as is; a login (`planfirst login import
  * claude`) or a refresh token is refreshed before expiry. Usage at `{origin}/api/oauth/usage`.
- * Quota and billing evidence come from quota-cache's Claude subscription parser; overage
- * ("extra usage") makes a Claude plan bill, so `billsAfterWindow` reports what the headers said.
+ * Every answer is read as a Claude login's, whatever the provider id (`claude` or `anthropic`):
+ * the unified rate-limit headers, the overage ("extra usage") status and the money refusals
+ * (quota-signals.md §2a, §14) through quota-cache's Claude subscription parser; the usage
+ * payload's windows and `extra_usage.is_enabled` likewise (quota-signals.md §2b).
  */
 export function createClaudeOauthConnector(
   spec: ConnectorSpec,
@@ -57,36 +64,26 @@ export function createClaudeOauthConnector(
   const baseUrl = spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
   const url = anthropicMessagesUrl(baseUrl);
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/oauth/usage`;
-  let overage: boolean | null = null;
   return {
     provider: "claude",
-    protocol: "anthropic",
+    protocol: "anthropic-messages",
+    forwardedClientHeaders: ANTHROPIC_FORWARDED_HEADERS,
     prepare(call) {
       return withToken(credential, (token) => {
-        const headers = baseRequestHeaders(call, spec.headers, ANTHROPIC_FORWARDED_HEADERS);
-        headers["anthropic-version"] ??= ANTHROPIC_VERSION;
-        headers["anthropic-beta"] = mergeBetaFlag(headers["anthropic-beta"], ANTHROPIC_OAUTH_BETA);
+        const headers = anthropicRequestHeaders(call, spec.headers);
+        headers["anthropic-beta"] = mergeBetas(headers["anthropic-beta"], ANTHROPIC_OAUTH_BETA);
         headers.authorization = `Bearer ${token}`;
         return { url, headers };
       });
     },
     usageRequest: () =>
       bearerUsageRequest(credential, usageUrl, () => ({ "anthropic-beta": ANTHROPIC_OAUTH_BETA })),
-    parseUsage: (payload, observedAtMs) => parseClaudeOauthUsage(payload, observedAtMs),
-    classifyFailure(status, headers, body, observedAtMs) {
-      const signals = parseClaudeSubscriptionResponse({ status, headers, body, observedAtMs });
-      if (signals.overage) overage = signals.overage.status !== "rejected";
-      return signals.failure ?? null;
-    },
-    observeHeaders(headers) {
-      const signals = parseClaudeSubscriptionResponse({
-        status: 200,
-        headers,
-        observedAtMs: deps.now(),
-      });
-      if (signals.overage) overage = signals.overage.status !== "rejected";
-    },
+    readUsage: (payload, observedAtMs) =>
+      usageReading(
+        parseClaudeOauthUsage(payload, observedAtMs),
+        claudeUsageEvidence(payload, observedAtMs),
+      ),
+    readResponse: answerReader(parseClaudeSubscriptionResponse),
     invalidateCredential: (token) => credential.invalidate(token),
-    billsAfterWindow: () => overage,
   };
 }

@@ -86,8 +86,13 @@ describe("codex connector", () => {
     expect(c.prepare(call)).not.toBeInstanceOf(Promise);
     const response = await send(prepared);
     expect(response.status).toBe(200);
-    c.observeHeaders(Object.fromEntries(response.headers));
-    expect(c.billsAfterWindow()).toBe(false);
+    // The backend's credits headers say the account has none: evidence off (ladder.md E2).
+    const read = c.readResponse({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      observedAtMs: clockMs,
+    });
+    expect(read.evidence).toMatchObject({ evidence: "off", source: "codex-header" });
     await response.text();
     expect(fakes.codex.refreshes).toBe(0);
   });
@@ -187,10 +192,10 @@ describe("codex connector", () => {
     const request = (await c.usageRequest())!;
     expect(request.url).toBe(fakes.codex.usageUrl);
     const response = await fetch(request.url, { headers: request.headers });
-    const windows = c.parseUsage(await response.json(), clockMs);
+    const reading = c.readUsage(await response.json(), clockMs);
     fakes.codex.hasCredits = false;
-    expect(windows.map((w) => w.windowId).sort()).toEqual(["5h", "7d"]);
-    expect(c.billsAfterWindow()).toBe(true);
+    expect(reading.windows.map((w) => w.windowId).sort()).toEqual(["5h", "7d"]);
+    expect(reading.evidence).toMatchObject({ evidence: "on", source: "codex-usage" });
   });
 
   it("classifies 429 usage_limit_reached as window exhaustion until resets_at", async () => {
@@ -200,23 +205,26 @@ describe("codex connector", () => {
     fakes.codex.exhaustedUntilSec = resetsAt;
     const response = await send(await c.prepare(call));
     fakes.codex.exhaustedUntilSec = null;
-    const failure = c.classifyFailure(
-      response.status,
-      Object.fromEntries(response.headers),
-      await response.text(),
-      clockMs,
-    );
-    expect(failure).toMatchObject({
+    const read = c.readResponse({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: await response.text(),
+      observedAtMs: clockMs,
+    });
+    expect(read.failure).toMatchObject({
       kind: "window_exhausted",
       code: "usage_limit_reached",
       resetAt: new Date(resetsAt * 1000).toISOString(),
     });
+    expect(read.evidence?.evidence).toBe("off");
     expect(
-      c.classifyFailure(429, {}, { error: { type: "usage_not_included" } }, clockMs),
-    ).toMatchObject({
-      kind: "misconfigured",
-    });
-    expect(c.billsAfterWindow()).toBe(false);
+      c.readResponse({
+        status: 429,
+        headers: {},
+        body: { error: { type: "usage_not_included" } },
+        observedAtMs: clockMs,
+      }).failure,
+    ).toMatchObject({ kind: "misconfigured" });
   });
 
   it("derives the usage URL from the base URL's path style", () => {

@@ -1,4 +1,4 @@
-import { parseCodexResponse, parseCodexUsage } from "@planfirst/quota-cache";
+import { codexUsageEvidence, parseCodexResponse, parseCodexUsage } from "@planfirst/quota-cache";
 import { joinUrl, type UpstreamConnector } from "../connector";
 import {
   bearerUsageRequest,
@@ -9,8 +9,8 @@ import {
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { jwtExpiryMs, refreshTokenRefresher } from "../oauth-refresh";
+import { answerReader, usageReading } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
-import { codexCreditsEvidence } from "./codex-credits";
 
 /** The ChatGPT Codex backend; POST `{base}/responses`. */
 export const CODEX_DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex";
@@ -48,9 +48,10 @@ export function codexUsageUrl(baseUrl: string): string {
  * A ChatGPT plan through the Codex backend: Responses at `{baseUrl}/responses` with
  * `Authorization: Bearer` and `chatgpt-account-id`; the access token refreshed (refresh_token
  * grant at `tokenUrl`, JSON) before its JWT `exp` and once on a 401, the rotated refresh token
- * persisted. Usage from `wham/usage`; `usage_limit_reached` with `resets_at` from quota-cache's
- * Codex parser. Credits are overage: a plan with credits keeps serving, and billing, after its
- * window, so `billsAfterWindow()` turns true on that evidence.
+ * persisted. Answers, `wham/usage` and the in-band `codex.rate_limits` event are read by
+ * quota-cache's Codex parsers (quota-signals.md §4): windows, `usage_limit_reached` with
+ * `resets_at`, and credits, which are overage: a plan with credits keeps serving, and billing,
+ * after its window, so credits are evidence `on` (ladder.md E1) and none at all `off`.
  */
 export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
   const refreshable = refreshableSpec(spec);
@@ -76,7 +77,6 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
   const baseUrl = spec.baseUrl ?? CODEX_DEFAULT_BASE_URL;
   const url = joinUrl(baseUrl, "/responses");
   const usageUrl = spec.usageUrl ?? codexUsageUrl(baseUrl);
-  let credits: boolean | null = null;
 
   const accountHeader = (): string => {
     const accountId = credential.field("accountId");
@@ -93,9 +93,12 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
   return {
     provider: "codex",
     protocol: "openai-responses",
+    forwardedClientHeaders: CODEX_FORWARDED_HEADERS,
     // The backend answers `stream: false` with 400 "Stream must be set to true": a whole
     // request is streamed and collected by the dispatcher.
     streamOnly: true,
+    // The Codex CLI sends its conversation id as `prompt_cache_key`; the backend routes by it.
+    acceptsPromptCacheKey: true,
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);
@@ -106,23 +109,18 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
     },
     usageRequest: () =>
       bearerUsageRequest(credential, usageUrl, () => ({ "chatgpt-account-id": accountHeader() })),
-    parseUsage(payload, observedAtMs) {
-      credits = codexCreditsEvidence({ payload }) ?? credits;
-      return parseCodexUsage(payload, observedAtMs);
-    },
-    classifyFailure(status, headers, body, observedAtMs) {
-      credits = codexCreditsEvidence({ headers }) ?? credits;
-      return parseCodexResponse({ status, headers, body, observedAtMs }).failure ?? null;
-    },
-    observeHeaders(headers) {
-      credits = codexCreditsEvidence({ headers }) ?? credits;
-    },
+    readUsage: readCodexUsage,
+    readResponse: answerReader(parseCodexResponse),
     streamEvents: CODEX_STREAM_EVENTS,
-    parseStreamEvent(_event, data, observedAtMs) {
-      credits = codexCreditsEvidence({ payload: data }) ?? credits;
-      return parseCodexUsage(data, observedAtMs);
-    },
+    readStreamEvent: (_event, data, observedAtMs) => readCodexUsage(data, observedAtMs),
     invalidateCredential: (token) => credential.invalidate(token),
-    billsAfterWindow: () => credits,
   };
+}
+
+/** Windows and credits evidence of a `wham/usage` payload or a `codex.rate_limits` event. */
+function readCodexUsage(payload: unknown, observedAtMs: number) {
+  return usageReading(
+    parseCodexUsage(payload, observedAtMs),
+    codexUsageEvidence(payload, observedAtMs),
+  );
 }

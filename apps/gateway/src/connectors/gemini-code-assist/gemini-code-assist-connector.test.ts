@@ -132,7 +132,9 @@ describe("gemini code assist connector", () => {
     expect(JSON.parse(request?.body ?? "{}")).toEqual({ project: fake.project });
     const response = await poll(request!);
     expect(response.status).toBe(200);
-    const windows = gemini.parseUsage(await response.json(), clockMs);
+    const { windows, evidence } = gemini.readUsage(await response.json(), clockMs);
+    // Nothing Code Assist answers says whether use past the quota bills: no evidence either way.
+    expect(evidence).toBeUndefined();
     expect(windows).toEqual([
       expect.objectContaining({
         windowId: "requests:gemini-2.5-pro",
@@ -220,7 +222,16 @@ describe("gemini code assist connector", () => {
     const prepared = await gemini.prepare({ model: "gemini-2.5-pro", stream: false });
     const answer = async () => {
       const response = await send(prepared);
-      return gemini.classifyFailure(response.status, {}, await response.text(), clockMs);
+      const body = await response.text();
+      const read = gemini.readResponse({
+        status: response.status,
+        headers: {},
+        body,
+        observedAtMs: clockMs,
+        model: "gemini-2.5-pro",
+      });
+      expect(read.evidence).toBeUndefined();
+      return read.failure;
     };
     fake.exhaustedUntilMs = clockMs + 7_200_000;
     expect(await answer()).toMatchObject({
@@ -239,7 +250,6 @@ describe("gemini code assist connector", () => {
     fake.validationRequired = true;
     // Needs the account verified by a person: auth, not quota.
     expect(await answer()).toMatchObject({ kind: "auth_invalid", code: "VALIDATION_REQUIRED" });
-    expect(gemini.billsAfterWindow()).toBeNull();
   });
 
   it("reads loadCodeAssist's project as a string or an object, and the default tier when not set up", () => {

@@ -5,6 +5,7 @@ import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import type { CredentialRefresher } from "../credential-source";
 import { refreshTokenGrant } from "../oauth-refresh";
+import { answerReader } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 import type { CodeAssistEndpoint } from "./code-assist-api";
 import { DEFAULT_ONBOARDING_POLL } from "./code-assist-onboarding";
@@ -126,6 +127,7 @@ export function createGeminiCodeAssistConnector(
   return {
     provider: "gemini-code-assist",
     protocol: "gemini",
+    forwardedClientHeaders: [],
     prepare(call) {
       const build = (token: string, projectId: string): PreparedRequest => {
         const headers = baseRequestHeaders(call, spec.headers);
@@ -162,15 +164,11 @@ export function createGeminiCodeAssistConnector(
         return build(fresh, await projectOf(fresh));
       })();
     },
-    parseUsage: (payload, observedAtMs) => parseCodeAssistQuota(payload, observedAtMs),
-    classifyFailure(status, headers, body, observedAtMs) {
-      return parseGeminiResponse({ status, headers, body, observedAtMs }).failure ?? null;
-    },
-    observeHeaders() {
-      // Google sends no quota or billing headers; quota comes from bodies and retrieveUserQuota.
-    },
+    // Nothing Code Assist answers says whether use past the quota is billed: no evidence.
+    readUsage: (payload, observedAtMs) => ({
+      windows: parseCodeAssistQuota(payload, observedAtMs),
+    }),
+    readResponse: answerReader(parseGeminiResponse),
     invalidateCredential: (token) => credential.invalidate(token),
-    // Nothing in Code Assist's answers says whether use past the quota is billed: unknown.
-    billsAfterWindow: () => null,
   };
 }

@@ -53,7 +53,7 @@ function spec(
     id: "copilot",
     provider: "github-copilot",
     authType: "oauth",
-    protocol: "openai",
+    protocol: "openai-chat",
     usageUrl: fakes.copilot.userUrl,
     credential: { githubToken, tokenUrl: fakes.copilot.tokenUrl },
     ...overrides,
@@ -121,7 +121,12 @@ describe("github-copilot connector", () => {
     const refused = await send(await unknown.prepare(call));
     expect(refused.status).toBe(400);
     expect(
-      unknown.classifyFailure(refused.status, {}, await refused.text(), clockMs),
+      unknown.readResponse({
+        status: refused.status,
+        headers: {},
+        body: await refused.text(),
+        observedAtMs: clockMs,
+      }).failure,
     ).toMatchObject({
       kind: "misconfigured",
       detail: "Copilot refused the request: unknown Copilot-Integration-Id header",
@@ -178,11 +183,11 @@ describe("github-copilot connector", () => {
     const request = await c.usageRequest();
     expect(request!.headers.authorization).toBe(`token ${fakes.copilot.githubToken}`);
     const response = await fetch(request!.url, { headers: request!.headers });
-    const windows = c.parseUsage(await response.json(), clockMs);
+    const { windows, evidence } = c.readUsage(await response.json(), clockMs);
     expect(windows.find((w) => w.windowId === "premium_interactions")).toMatchObject({
       remainingPercent: 80,
     });
-    expect(c.billsAfterWindow()).toBe(false);
+    expect(evidence).toMatchObject({ evidence: "off", source: "copilot-usage" });
   });
 
   it("classifies a 402 quota_exceeded as exhaustion until the monthly reset", async () => {
@@ -191,19 +196,26 @@ describe("github-copilot connector", () => {
     fakes.copilot.exhausted = true;
     const response = await send(prepared);
     fakes.copilot.exhausted = false;
-    const failure = c.classifyFailure(response.status, {}, await response.text(), clockMs);
-    expect(failure).toMatchObject({
+    const read = c.readResponse({
+      status: response.status,
+      headers: {},
+      body: await response.text(),
+      observedAtMs: clockMs,
+    });
+    expect(read.failure).toMatchObject({
       kind: "window_exhausted",
       code: "quota_exceeded",
       resetAt: nextMonthlyResetIso(clockMs),
     });
+    // The plan stopped instead of billing: a hard stop (quota-signals.md §14).
+    expect(read.evidence).toMatchObject({ evidence: "off", source: "copilot-quota-exceeded" });
     expect(
-      c.classifyFailure(
-        429,
-        { "retry-after": "120" },
-        { error: { code: "user_weekly_rate_limited" } },
-        clockMs,
-      )?.kind,
+      c.readResponse({
+        status: 429,
+        headers: { "retry-after": "120" },
+        body: { error: { code: "user_weekly_rate_limited" } },
+        observedAtMs: clockMs,
+      }).failure?.kind,
     ).toBe("window_exhausted");
     expect(nextMonthlyResetIso(Date.UTC(2026, 11, 31, 23))).toBe("2027-01-01T00:00:00.000Z");
   });

@@ -1,8 +1,13 @@
-import { parseCopilotQuota, parseCopilotResponse } from "@planfirst/quota-cache";
+import {
+  copilotUsageEvidence,
+  parseCopilotQuota,
+  parseCopilotResponse,
+} from "@planfirst/quota-cache";
 import { bodyObject, joinUrl, PLANFIRST_USER_AGENT, type UpstreamConnector } from "../connector";
 import { connectionCredential, requireRefreshableSpec } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
+import { answerReader, usageReading } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 import { COPILOT_DEFAULT_TOKEN_URL, exchangeCopilotToken } from "./copilot-token-exchange";
 
@@ -57,9 +62,11 @@ export function nextMonthlyResetIso(nowMs: number): string {
  * min before `expires_at` and once on a 401, never sent anywhere but GitHub); chat completions at
  * `{baseUrl}/chat/completions` with the IDE headers of {@link copilotIdeHeaders}, the base from
  * config or else `copilot_internal/user` `endpoints.api`; quota from `quota_snapshots`; a 402
- * `quota_exceeded` is window exhaustion until the monthly reset; a refused IDE header is the
- * connection's misconfiguration. `overage_permitted: true` is treated as billing after the
- * window (intent is enough to be unsafe for `auto/subscription`).
+ * `quota_exceeded` is window exhaustion until the monthly reset (the usage payload's
+ * `quota_reset_date`, else the 1st at 00:00 UTC); a refused IDE header is the connection's
+ * misconfiguration. Answers and the user payload are read by quota-cache's Copilot parsers
+ * (quota-signals.md §5, §15), `overage_permitted: true` as evidence `on` (intent is enough to be
+ * unsafe for `auto/subscription`).
  */
 export function createGithubCopilotConnector(
   spec: ConnectorSpec,
@@ -98,7 +105,7 @@ export function createGithubCopilotConnector(
   let apiBase: string | null = spec.baseUrl ?? null;
   let discovering: Promise<string> | null = null;
   let resetAt: string | null = null;
-  let overagePermitted: boolean | null = null;
+  const read = answerReader(parseCopilotResponse);
 
   const learn = (payload: unknown) => {
     const record = bodyObject(payload);
@@ -110,9 +117,6 @@ export function createGithubCopilotConnector(
         Date.parse(reset.length === 10 ? `${reset}T00:00:00Z` : reset),
       ).toISOString();
     }
-    const premium = bodyObject(bodyObject(record?.quota_snapshots)?.premium_interactions);
-    if (typeof premium?.overage_permitted === "boolean")
-      overagePermitted = premium.overage_permitted;
   };
 
   async function userRequest() {
@@ -161,7 +165,8 @@ export function createGithubCopilotConnector(
 
   return {
     provider: "github-copilot",
-    protocol: "openai",
+    protocol: "openai-chat",
+    forwardedClientHeaders: COPILOT_FORWARDED_HEADERS,
     prepare(call) {
       const build = (base: string, token: string) => {
         const headers = copilotIdeHeaders(
@@ -178,27 +183,22 @@ export function createGithubCopilotConnector(
       })();
     },
     usageRequest: () => userRequest(),
-    parseUsage(payload, observedAtMs) {
+    readUsage(payload, observedAtMs) {
       learn(payload);
-      return parseCopilotQuota(payload, observedAtMs);
+      return usageReading(
+        parseCopilotQuota(payload, observedAtMs),
+        copilotUsageEvidence(payload, observedAtMs),
+      );
     },
-    classifyFailure(status, headers, body, observedAtMs) {
-      const failure = parseCopilotResponse({ status, headers, body, observedAtMs }).failure;
-      if (!failure) return null;
-      if (
-        failure.kind === "window_exhausted" &&
-        failure.code === "quota_exceeded" &&
-        !failure.resetAt
-      ) {
+    readResponse(answer) {
+      const signals = read(answer);
+      const failure = signals.failure;
+      if (failure?.kind === "window_exhausted" && failure.code === "quota_exceeded") {
         // Premium requests come back at the monthly reset; without a reading, the 1st at 00:00 UTC.
-        failure.resetAt = resetAt ?? nextMonthlyResetIso(observedAtMs);
+        failure.resetAt ??= resetAt ?? nextMonthlyResetIso(answer.observedAtMs);
       }
-      return failure;
-    },
-    observeHeaders() {
-      // Copilot reports overage in copilot_internal/user only.
+      return signals;
     },
     invalidateCredential: (token) => credential.invalidate(token),
-    billsAfterWindow: () => overagePermitted,
   };
 }

@@ -119,7 +119,7 @@ describe("kimi connector", () => {
     });
     const request = await c.usageRequest();
     expect(request!.url).toBe(fakes.kimi.usageUrl);
-    const windows = c.parseUsage(
+    const { windows } = c.readUsage(
       await (await fetch(request!.url, { headers: request!.headers })).json(),
       clockMs,
     );
@@ -152,13 +152,13 @@ describe("kimi connector on the Anthropic endpoint", () => {
         id: "kimi-coding",
         provider: "kimi",
         authType: "apikey",
-        protocol: "anthropic",
+        protocol: "anthropic-messages",
         baseUrl: "https://api.kimi.com/coding",
         credential: "sk-kimi-console",
       },
       { persistence, now: () => clockMs },
     );
-    expect(c.protocol).toBe("anthropic");
+    expect(c.protocol).toBe("anthropic-messages");
     expect(
       c.prepare({ ...call, clientHeaders: { "anthropic-beta": "context-1m-2025-08-07" } }),
     ).toMatchObject({

@@ -1,4 +1,4 @@
-import { parseResponseSignals } from "@planfirst/quota-cache";
+import { parseGenericResponse } from "@planfirst/quota-cache";
 import type { UpstreamConnector } from "../connector";
 import {
   bearerUsageRequest,
@@ -8,7 +8,8 @@ import {
 } from "../connector-credential";
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenRefresher } from "../oauth-refresh";
-import { planInferenceRequest } from "../plan-request";
+import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
+import { answerReader } from "../read-signals";
 import { parseKimiUsage } from "./kimi-usage";
 
 /** Kimi Code's OpenAI-compatible base. */
@@ -29,8 +30,8 @@ export const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
  * console API key (`credential: env:NAME`) or an OAuth login whose access token (about 15 min)
  * is refreshed with the refresh_token grant; every refresh rotates the refresh token, and the
  * new one replaces the old in persistence before it is used. Usage at
- * `{origin}/coding/v1/usages`. No
- * paid-overage signal is known, so `billsAfterWindow()` stays null.
+ * `{origin}/coding/v1/usages`. Answers carry the standard OpenAI-style signals (read by
+ * quota-cache's generic parser); no paid-overage signal is known, so nothing is read as evidence.
  */
 export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
   const refreshable = refreshableSpec(spec);
@@ -47,12 +48,13 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
     }),
   });
   const baseUrl = spec.baseUrl ?? KIMI_DEFAULT_BASE_URL;
-  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const protocol = planProtocol(spec);
   const keyAuth = credential.kind === "static" ? "x-api-key" : "bearer";
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/coding/v1/usages`;
   return {
     provider: "kimi",
     protocol,
+    forwardedClientHeaders: planForwardedHeaders(protocol),
     prepare(call) {
       return withToken(credential, (token) =>
         // A console key travels as x-api-key on the Anthropic endpoint (as the gateway always sent
@@ -61,14 +63,8 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
       );
     },
     usageRequest: () => bearerUsageRequest(credential, usageUrl),
-    parseUsage: parseKimiUsage,
-    classifyFailure(status, headers, body, observedAtMs) {
-      return parseResponseSignals("kimi", { status, headers, body, observedAtMs }).failure ?? null;
-    },
-    observeHeaders() {
-      // Kimi sends no billing evidence.
-    },
+    readUsage: (payload, observedAtMs) => ({ windows: parseKimiUsage(payload, observedAtMs) }),
+    readResponse: answerReader(parseGenericResponse),
     invalidateCredential: (token) => credential.invalidate(token),
-    billsAfterWindow: () => null,
   };
 }

@@ -1,8 +1,13 @@
-import { parseResponseSignals, parseUsagePayload } from "@planfirst/quota-cache";
+import {
+  parseGenericResponse,
+  type ResponseSignalParser,
+  type UsagePayloadParser,
+} from "@planfirst/quota-cache";
 import { joinUrl, type UpstreamConnector } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
+import { answerReader } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 
 /** Options of {@link createOpenAiCompatibleConnector}. */
@@ -12,15 +17,22 @@ export interface OpenAiCompatibleConnectorOptions {
    * (`{baseUrl}/responses`, protocol `openai-responses`). Default `chat`.
    */
   api?: "chat" | "responses";
+  /**
+   * How answers are read. Default quota-cache's generic OpenAI-compatible parser
+   * (`x-ratelimit-*`, `Retry-After`, the IETF `RateLimit` fields, OpenAI-style error bodies),
+   * given the connection's provider id (Groq's requests window counts per day).
+   */
+  readAnswer?: ResponseSignalParser;
+  /** How a `usageUrl` payload is read. Default: it gives no window. */
+  readUsage?: UsagePayloadParser;
 }
 
 /**
  * Any OpenAI-compatible server (groq, deepseek, mistral, ollama, vLLM…): chat completions at
  * `{baseUrl}/chat/completions`, or the Responses API at `{baseUrl}/responses`, with
  * `Authorization: Bearer` and a static key, or nothing for `authType: none` (keyless). A usage
- * endpoint only when `usageUrl` is configured. Failures left to quota-cache's parser for the
- * provider id (the generic OpenAI-compatible one for an id it does not know). `prepare` is
- * always synchronous.
+ * endpoint only when `usageUrl` is configured. Claims nothing about billing: its answers carry no
+ * overage evidence. `prepare` is always synchronous.
  */
 export function createOpenAiCompatibleConnector(
   spec: ConnectorSpec,
@@ -44,9 +56,14 @@ export function createOpenAiCompatibleConnector(
   }
   const responses = options.api === "responses";
   const url = joinUrl(spec.baseUrl, responses ? "/responses" : "/chat/completions");
+  const provider = spec.provider.trim().toLowerCase();
+  const readUsage = options.readUsage;
   return {
     provider: spec.provider,
-    protocol: responses ? "openai-responses" : "openai",
+    protocol: responses ? "openai-responses" : "openai-chat",
+    forwardedClientHeaders: [],
+    // OpenAI's own API takes `prompt_cache_key`; an unknown compatible server may refuse it.
+    acceptsPromptCacheKey: provider === "openai",
     prepare(call) {
       const headers = baseRequestHeaders(call, spec.headers);
       if (key) headers.authorization = `Bearer ${key}`;
@@ -58,18 +75,14 @@ export function createOpenAiCompatibleConnector(
       if (key) headers.authorization = `Bearer ${key}`;
       return { url: spec.usageUrl, method: "GET", headers };
     },
-    parseUsage: (payload, observedAtMs) => parseUsagePayload(spec.provider, payload, observedAtMs),
-    classifyFailure(status, headers, body, observedAtMs) {
-      return (
-        parseResponseSignals(spec.provider, { status, headers, body, observedAtMs }).failure ?? null
-      );
-    },
-    observeHeaders() {
-      // No billing evidence in generic headers.
-    },
+    readUsage: (payload, observedAtMs) => ({
+      windows: readUsage ? readUsage(payload, observedAtMs) : [],
+    }),
+    readResponse: answerReader(
+      options.readAnswer ?? ((answer) => parseGenericResponse({ ...answer, provider })),
+    ),
     invalidateCredential() {
       // Static or no key: nothing to renew.
     },
-    billsAfterWindow: () => (keyless ? false : null),
   };
 }

@@ -33,14 +33,19 @@ describe("z.ai usage", () => {
   it("treats the HTTP 200 bad-key answer as a refusal, not as an empty plan", () => {
     const body = fixture("quota-limit-bad-key.json");
     expect(parseZaiUsage(body, nowMs)).toEqual([]);
-    expect(zaiUsageRefusal(body)).toBe(401);
+    expect(zaiUsageRefusal(body)).toBe("401");
     expect(zaiUsageRefusal(fixture("quota-limit.json"))).toBeNull();
   });
 });
 
+/** A z.ai answer as its connector reads it, observed at `nowMs`. */
+function answer(status: number, body: unknown, headers: Record<string, string> = {}) {
+  return { status, headers, body, observedAtMs: nowMs };
+}
+
 describe("z.ai failures", () => {
   it("1308 is the 5 h window, resetting at the Beijing time of the message (UTC+8)", () => {
-    expect(classifyZaiFailure(429, {}, fixture("error-1308.json"), nowMs)).toEqual({
+    expect(classifyZaiFailure(answer(429, fixture("error-1308.json")))).toEqual({
       kind: "window_exhausted",
       retryAt: null,
       resetAt: "2026-09-08T21:38:28.000Z",
@@ -51,23 +56,23 @@ describe("z.ai failures", () => {
 
   it("maps each code: 1310 and 1316–1321 quota, 1302 rate, 1305 overload, 1113 no plan", () => {
     const kind = (code: string | number, status = 429) =>
-      classifyZaiFailure(status, {}, JSON.stringify({ error: { code, message: "x" } }), nowMs)
-        ?.kind;
+      classifyZaiFailure(answer(status, JSON.stringify({ error: { code, message: "x" } })))?.kind;
     expect(kind("1310")).toBe("window_exhausted");
     for (const code of [1316, 1317, 1318, 1319, 1320, 1321])
       expect(kind(code)).toBe("window_exhausted");
     expect(kind("1302")).toBe("rate_limited");
     expect(kind("1305")).toBe("overloaded");
-    expect(classifyZaiFailure(429, {}, fixture("error-1113.json"), nowMs)).toMatchObject({
+    expect(classifyZaiFailure(answer(429, fixture("error-1113.json")))).toMatchObject({
       kind: "misconfigured",
       detail: "z.ai refused the key: no coding plan or balance on it (1113)",
       resetAt: null,
       code: "1113",
     });
     expect(kind("1214", 400)).toBeUndefined();
-    expect(classifyZaiFailure(401, {}, "not json", nowMs)?.kind).toBe("auth_invalid");
+    expect(classifyZaiFailure(answer(401, "not json"))?.kind).toBe("auth_invalid");
     expect(
-      classifyZaiFailure(429, { "retry-after": "30" }, { error: { code: "1302" } }, nowMs)?.retryAt,
+      classifyZaiFailure(answer(429, { error: { code: "1302" } }, { "retry-after": "30" }))
+        ?.retryAt,
     ).toBe(new Date(nowMs + 30_000).toISOString());
   });
 
@@ -95,20 +100,35 @@ describe("z.ai connector against the fake", () => {
 
     const usage = c.usageRequest() as { url: string; headers: Record<string, string> };
     expect(usage.url).toBe(fakes.zai.usageUrl);
-    const windows = c.parseUsage(
+    const reading = c.readUsage(
       await (await fetch(usage.url, { headers: usage.headers })).json(),
       nowMs,
     );
-    expect(windows[0]).toMatchObject({ windowId: "5h", remainingPercent: 80 });
+    expect(reading.windows[0]).toMatchObject({ windowId: "5h", remainingPercent: 80 });
+    // No live signal says whether the plan bills: its hard stop is the catalog's word.
+    expect(reading).not.toHaveProperty("evidence");
+    expect(reading).not.toHaveProperty("refusal");
 
     fakes.zai.exhaustedUntilBeijing = "2026-09-09 05:38:28";
     const refused = await fetch(url, { method: "POST", headers, body });
     fakes.zai.exhaustedUntilBeijing = null;
-    expect(c.classifyFailure(refused.status, {}, await refused.text(), nowMs)).toMatchObject({
+    const read = c.readResponse({
+      status: refused.status,
+      headers: Object.fromEntries(refused.headers),
+      body: await refused.text(),
+      observedAtMs: nowMs,
+    });
+    expect(read.failure).toMatchObject({
       kind: "window_exhausted",
       resetAt: "2026-09-08T21:38:28.000Z",
     });
-    expect(c.billsAfterWindow()).toBe(false);
+    expect(read.evidence).toBeUndefined();
+
+    // A key the monitor API refuses inside its 200 is read as that refusal.
+    expect(c.readUsage(fixture("quota-limit-bad-key.json"), nowMs)).toEqual({
+      windows: [],
+      refusal: "401",
+    });
   });
 });
 
@@ -118,11 +138,11 @@ describe("z.ai connector on the Anthropic endpoint", () => {
       id: "zai-coding",
       provider: "zai",
       authType: "apikey",
-      protocol: "anthropic",
+      protocol: "anthropic-messages",
       baseUrl: "https://api.z.ai/api/anthropic",
       credential: "zai-key",
     });
-    expect(c.protocol).toBe("anthropic");
+    expect(c.protocol).toBe("anthropic-messages");
     expect(c.prepare({ model: "glm-4.6", stream: true })).toMatchObject({
       url: "https://api.z.ai/api/anthropic/v1/messages",
       headers: { "x-api-key": "zai-key", accept: "text/event-stream" },

@@ -1,10 +1,12 @@
-import type { UpstreamConnector } from "../connector";
+import { parseGenericResponse } from "@planfirst/quota-cache";
+import type { UpstreamConnector, UsageReading } from "../connector";
 import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
-import { planInferenceRequest } from "../plan-request";
+import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
+import { answerReader } from "../read-signals";
 import { classifyZaiFailure } from "./zai-failure";
-import { parseZaiUsage } from "./zai-usage";
+import { parseZaiUsage, zaiUsageRefusal } from "./zai-usage";
 
 /** The GLM Coding Plan's OpenAI-compatible base. */
 export const ZAI_DEFAULT_BASE_URL = "https://api.z.ai/api/coding/paas/v4";
@@ -13,8 +15,9 @@ export const ZAI_DEFAULT_BASE_URL = "https://api.z.ai/api/coding/paas/v4";
  * A z.ai GLM Coding Plan key: chat completions at `{baseUrl}/chat/completions` with `Bearer`, or
  * with `protocol: anthropic` (base `https://api.z.ai/api/anthropic`) messages with `x-api-key`;
  * usage at `{origin}/api/monitor/usage/quota/limit`, which takes the bare key in `Authorization`
- * (as z.ai's own usage tools send it); 1308 and friends as window exhaustion with the Beijing-time
- * reset. No paid overage exists on the plan, so it never bills after its window.
+ * (as z.ai's own usage tools send it), whose refusal inside a 200 is read as such; 1308 and
+ * friends as window exhaustion with the Beijing-time reset (quota-signals.md §14). No paid
+ * overage exists on the plan and no live signal says so: its hard stop is the catalog's word.
  */
 export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
   const key = staticSecret(spec);
@@ -26,25 +29,36 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
     });
   }
   const baseUrl = spec.baseUrl ?? ZAI_DEFAULT_BASE_URL;
-  const protocol = spec.protocol === "anthropic" ? "anthropic" : "openai";
+  const protocol = planProtocol(spec);
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/monitor/usage/quota/limit`;
+  const read = answerReader(parseGenericResponse);
   return {
     provider: "zai",
     protocol,
+    forwardedClientHeaders: planForwardedHeaders(protocol),
     prepare: (call) => planInferenceRequest(spec, protocol, baseUrl, call, key, "x-api-key"),
     usageRequest: () => ({
       url: usageUrl,
       method: "GET",
       headers: { accept: "application/json", authorization: key },
     }),
-    parseUsage: parseZaiUsage,
-    classifyFailure: classifyZaiFailure,
-    observeHeaders() {
-      // z.ai sends no quota headers.
+    readUsage(payload, observedAtMs) {
+      const reading: UsageReading = { windows: parseZaiUsage(payload, observedAtMs) };
+      const refusal = zaiUsageRefusal(payload);
+      if (refusal !== null) reading.refusal = refusal;
+      return reading;
+    },
+    readResponse(answer) {
+      const signals = read(answer);
+      // z.ai's business codes (1308…) ride in error bodies the generic parser does not know.
+      if (answer.status >= 300) {
+        const failure = classifyZaiFailure(answer);
+        if (failure) signals.failure = failure;
+      }
+      return signals;
     },
     invalidateCredential() {
       // A static key cannot be renewed.
     },
-    billsAfterWindow: () => false,
   };
 }

@@ -1,6 +1,6 @@
 import type { UpstreamFailure } from "@planfirst/quota-cache";
 import { parseRetryAfter } from "@planfirst/quota-cache";
-import { bodyObject } from "../connector";
+import { bodyObject, type UpstreamAnswer } from "../connector";
 
 /** z.ai business codes that mean a plan window is spent (1308 the 5 h window, 1310 weekly/monthly). */
 export const ZAI_QUOTA_CODES: ReadonlySet<string> = new Set([
@@ -56,14 +56,10 @@ function zaiCode(body: unknown): { code: string | null; message: string } {
  * is valid but has no coding plan, which no reset and no re-login cures, only the operator; 401 →
  * `auth_invalid`. Null for anything else (the generic parser decides). Pure and total.
  */
-export function classifyZaiFailure(
-  status: number,
-  headers: Readonly<Record<string, string>>,
-  body: unknown,
-  observedAtMs: number,
-): UpstreamFailure | null {
-  const { code, message } = zaiCode(body);
-  const retryAt = parseRetryAfter(headers, observedAtMs);
+export function classifyZaiFailure(answer: UpstreamAnswer): UpstreamFailure | null {
+  const { status } = answer;
+  const { code, message } = zaiCode(answer.body);
+  const retryAt = parseRetryAfter(answer.headers, answer.observedAtMs);
   if (code && ZAI_QUOTA_CODES.has(code)) {
     const failure: UpstreamFailure = {
       kind: "window_exhausted",

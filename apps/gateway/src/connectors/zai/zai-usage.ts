@@ -45,11 +45,12 @@ export function parseZaiUsage(payload: unknown, observedAtMs: number): QuotaWind
 }
 
 /**
- * The z.ai monitor API's refusal inside an HTTP 200 (`{"code":401,"success":false}`), as the
- * code, or null when the body is a normal answer. The poller treats a code as an auth failure.
+ * The z.ai monitor API's refusal inside an HTTP 200 (`{"code":401,"success":false}`, a bad key or
+ * one without a plan), as its code (`"401"`; `"0"` when it names none), or null when the body is
+ * a normal answer. The poller treats a refusal as an auth failure.
  */
-export function zaiUsageRefusal(payload: unknown): number | null {
+export function zaiUsageRefusal(payload: unknown): string | null {
   const record = bodyObject(payload);
   if (record?.success !== false) return null;
-  return numberOf(record.code) ?? 0;
+  return String(numberOf(record.code) ?? 0);
 }

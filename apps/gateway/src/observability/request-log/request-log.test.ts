@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { RequestFilter } from "./request-filter";
@@ -19,7 +20,7 @@ function clock(startMs = Date.parse("2026-11-30T10:00:00Z")) {
 
 /** Ends one trace of `keyId` on `log`, as a served request would. */
 function serve(log: ReturnType<typeof createRequestLog>, keyId: string) {
-  const trace = log.begin(keyId);
+  const trace = log.begin(randomUUID(), keyId);
   trace.modelAsked = "auto/thrifty";
   trace.end(200, "served");
   return trace.requestId;

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { RequestFilter } from "./request-filter";
 import { collectPages, type RequestLogStore } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
@@ -39,8 +38,8 @@ export interface RequestLogOptions {
 export interface RequestLog {
   /** False when `server.requestLog.enabled` is false: nothing is kept, reads are empty. */
   readonly enabled: boolean;
-  /** A trace for a request that arrives now with client key `keyId`. */
-  begin(keyId: string): RequestTrace;
+  /** A trace for request `requestId` that arrives now with client key `keyId`. */
+  begin(requestId: string, keyId: string): RequestTrace;
   /** Records matching `filter`, newest first; every request ended so far is written first. */
   query(filter: RequestFilter): Promise<RequestRecord[]>;
   /** `query` a page at a time (an export). */
@@ -140,8 +139,8 @@ function keptLog(store: RequestLogStore, options: RequestLogOptions): RequestLog
 
   return {
     enabled: true,
-    begin(keyId) {
-      return new RequestTrace(sink, randomUUID(), keyId, now());
+    begin(requestId, keyId) {
+      return new RequestTrace(sink, requestId, keyId, now());
     },
     async query(filter) {
       await flush();
@@ -168,7 +167,7 @@ function keptLog(store: RequestLogStore, options: RequestLogOptions): RequestLog
 function disabledLog(now: () => number): RequestLog {
   return {
     enabled: false,
-    begin: (keyId) => new RequestTrace(null, randomUUID(), keyId, now()),
+    begin: (requestId, keyId) => new RequestTrace(null, requestId, keyId, now()),
     query: async () => [],
     pages: async function* () {},
     flush: async () => undefined,

@@ -3,6 +3,7 @@ import { ProtocolError } from "../protocol-error";
 import { decodeGeminiResponse } from "./decode-response";
 import { decodeGeminiStream } from "./decode-stream";
 import { encodeGeminiRequest } from "./encode-request";
+import { unwrapCodeAssist, usageFromGemini } from "./gemini-api";
 
 const FINISH_REASON_SET = /"finishReason":\s*"/;
 
@@ -16,12 +17,13 @@ function upstreamOnly(what: string): never {
 
 /**
  * The Gemini codec, upstream side: Gemini Code Assist `:generateContent` and
- * `:streamGenerateContent?alt=sse` (the Gemini API body inside the Code Assist envelope).
- * Clients speak OpenAI or Anthropic to planfirst, so the client half refuses.
+ * `:streamGenerateContent?alt=sse` (the Gemini API body inside the Code Assist envelope); config
+ * name `gemini`. Clients speak OpenAI or Anthropic to planfirst, so the client half refuses.
  */
-export const geminiCodec: Codec = {
+export const geminiCodec = {
   protocol: "gemini",
-  decodeRequest: () => upstreamOnly("decode a request"),
+  configName: "gemini",
+  decodeRequest: (_body) => upstreamOnly("decode a request"),
   encodeRequest: encodeGeminiRequest,
   decodeResponse: decodeGeminiResponse,
   encodeResponse: () => upstreamOnly("encode an answer"),
@@ -38,4 +40,8 @@ export const geminiCodec: Codec = {
       },
     ],
   },
-};
+  responseUsage: (body) => usageFromGemini(unwrapCodeAssist(body)?.usageMetadata),
+  freeformTools: false,
+  forwarding: null,
+  client: null,
+} satisfies Codec<"gemini", "gemini">;

@@ -178,6 +178,7 @@ describe("gemini codec, requests", () => {
 
   it("has no client half", () => {
     expect(() => geminiCodec.decodeRequest({})).toThrow(/upstreams only/);
+    expect(geminiCodec.client).toBeNull();
   });
 });
 

@@ -135,8 +135,8 @@ export const irResponseFormatSchema = z.discriminatedUnion("type", [
  * keep it and the others can drop or refuse it by the degrade policy.
  */
 export const irRequestSchema = z.object({
-  /** The protocol the client spoke. */
-  source: z.enum(["openai-chat", "anthropic-messages", "openai-responses"]),
+  /** The protocol the client spoke: its name in `protocols/registry.ts`. */
+  source: z.string().min(1),
   model: z.string(),
   stream: z.boolean(),
   system: z.array(irTextPartSchema),

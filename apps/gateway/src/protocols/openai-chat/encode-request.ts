@@ -33,6 +33,7 @@ export function encodeChatRequest(ir: IrRequest, options: EncodeRequestOptions):
   if (ir.choices !== undefined) body.n = ir.choices;
   if (ir.user !== undefined) body.user = ir.user;
   if (ir.metadata && ir.source !== "anthropic-messages") body.metadata = ir.metadata;
+  if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey;
   if (ir.store !== undefined) dropped.push("store");
   const effort = openAiEffort(ir.reasoning);
   if (effort !== undefined) body.reasoning_effort = effort;

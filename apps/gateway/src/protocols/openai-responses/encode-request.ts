@@ -92,6 +92,7 @@ export function encodeResponsesRequest(
   if (ir.topP !== undefined) body.top_p = ir.topP;
   if (ir.user !== undefined) body.user = ir.user;
   if (ir.metadata) body.metadata = ir.metadata;
+  if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey;
   if (ir.contextManagement !== undefined) dropped.push("context_management");
   const effort = openAiEffort(ir.reasoning);
   if (effort !== undefined) body.reasoning = { effort };

@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { anthropicMessagesCodec } from "../anthropic-messages/codec";
-import {
-  createStreamTranslator,
-  passThroughRequest,
-  translateRequest,
-  translateResponse,
-} from "../hub";
+import { createStreamTranslator, translateRequest, translateResponse } from "../hub";
 import { openAiChatCodec } from "../openai-chat/codec";
 import { ProtocolError } from "../protocol-error";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "../test-streams";
@@ -245,8 +240,7 @@ describe("openai-responses codec, Codex's requests", () => {
   );
 
   it("keeps previous_response_id, include and store for a Responses upstream", () => {
-    const body = passThroughRequest(
-      "openai-responses",
+    const body = openAiResponsesCodec.client.passThroughRequest(
       codexRequest({ previous_response_id: "resp_123" }),
       { model: "gpt-5-codex", stream: true },
     );

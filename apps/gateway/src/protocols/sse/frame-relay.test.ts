@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ProtocolName } from "../codec";
-import { codecFor } from "../registry";
+import { CODECS, codecFor, type ProtocolName } from "../registry";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "../test-streams";
 import { createFrameRelay } from "./frame-relay";
 
@@ -17,9 +16,9 @@ const FIXTURES: [ProtocolName, string][] = [
 function relay(
   protocol: ProtocolName,
   chunks: readonly (string | Uint8Array)[],
-  hideUsageOnlyChunks = false,
+  hidden: ((data: string) => boolean) | null = null,
 ) {
-  const stream = createFrameRelay(codecFor(protocol), { hideUsageOnlyChunks });
+  const stream = createFrameRelay(codecFor(protocol), hidden ? { hidden } : undefined);
   let text = "";
   for (const chunk of chunks) text += stream.push(chunk);
   text += stream.flush();
@@ -69,10 +68,14 @@ describe("createFrameRelay", () => {
 
   it("hides the usage-only chunk from a chat client that did not ask for usage, and still counts it", () => {
     const text = fixtureText("openai-chat", "text-stream.sse");
-    const { text: out, stream } = relay("openai-chat", [text], true);
+    const chat = CODECS["openai-chat"].client;
+    const { text: out, stream } = relay("openai-chat", [text], chat.hiddenFrames({}));
     expect(out).not.toContain('"choices":[]');
     expect(out.endsWith("data: [DONE]\n\n")).toBe(true);
     expect(stream.usage()).not.toBeNull();
+    const asked = chat.hiddenFrames({ stream_options: { include_usage: true } });
+    expect(asked).toBeNull();
+    expect(relay("openai-chat", [text], asked).text).toBe(text);
   });
 
   it("passes an upstream error frame through and ends the stream there", () => {

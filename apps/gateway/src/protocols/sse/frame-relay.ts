@@ -8,14 +8,14 @@ import { createSseParser, type SseParser } from "./sse-parser";
 /** Options of {@link createFrameRelay}. */
 export interface FrameRelayOptions {
   /**
-   * Chat only: hide the usage-only chunk (`choices: []`) the gateway asked the upstream for when
-   * the client did not ask for `stream_options.include_usage`. Default false.
+   * Frames the client must not see, among those the codec's relay profile tracks (the chat
+   * usage-only chunk the gateway asked for on the client's behalf: `ClientWire.hiddenFrames`),
+   * tested on the frame's data. Default: none hidden.
    */
-  hideUsageOnlyChunks?: boolean;
+  hidden?: (data: string) => boolean;
 }
 
 const BOM = 0xfeff;
-const USAGE_ONLY = /"choices":\s*\[\]/;
 
 /**
  * The same-protocol fast path: upstream frames are copied to the client byte for byte, and only
@@ -27,7 +27,7 @@ const USAGE_ONLY = /"choices":\s*\[\]/;
  * (it is already in the client's protocol) and ends the stream.
  */
 export function createFrameRelay(codec: Codec, options: FrameRelayOptions = {}): ClientStream {
-  return new FrameRelay(codec, options.hideUsageOnlyChunks === true);
+  return new FrameRelay(codec, options.hidden ?? null);
 }
 
 class FrameRelay implements ClientStream {
@@ -48,7 +48,7 @@ class FrameRelay implements ClientStream {
 
   constructor(
     codec: Codec,
-    private readonly hideUsageOnly: boolean,
+    private readonly hidden: ((data: string) => boolean) | null,
   ) {
     this.parts = codec.decodeStream();
     this.profile = codec.relay;
@@ -145,7 +145,6 @@ class FrameRelay implements ClientStream {
   /** Reads one tracked frame; false when the client must not see it. */
   private track(event: string | undefined, data: string): boolean {
     const sse: SseEvent = event === undefined ? { data } : { event, data };
-    let usageOnly = false;
     for (const part of this.parts.push(sse)) {
       if (part.type === "usage") this.lastUsage = part.usage;
       else if (part.type === "finish") this.done = true;
@@ -158,8 +157,7 @@ class FrameRelay implements ClientStream {
       this.terminalSeen = true;
       this.closed = true;
     }
-    if (this.hideUsageOnly && USAGE_ONLY.test(data)) usageOnly = true;
-    return !usageOnly;
+    return this.hidden === null || !this.hidden(data);
   }
 
   private handOver(text: string, streamStart: boolean): string {

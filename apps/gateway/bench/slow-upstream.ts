@@ -1,0 +1,112 @@
+import http from "node:http";
+
+/** How long and how finely a {@link startSlowUpstream} stream runs. */
+export interface SlowUpstreamOptions {
+  /** Content chunks per stream. */
+  chunks: number;
+  /** Time from the first content chunk to the last, milliseconds. */
+  durationMs: number;
+}
+
+const base = {
+  id: "chatcmpl-bench",
+  object: "chat.completion.chunk",
+  created: 1_796_000_000,
+  model: "bench-model",
+};
+const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
+const OPENING = frame({
+  ...base,
+  choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+});
+const CONTENT = frame({
+  ...base,
+  choices: [{ index: 0, delta: { content: "tok " }, finish_reason: null }],
+});
+const completion = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 1_796_000_000,
+  model: "bench-model",
+  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+});
+
+/** The frames after the last content chunk: finish, usage, `[DONE]`. */
+function closingFrames(chunks: number): string {
+  return (
+    frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+    frame({
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: chunks, total_tokens: 12 + chunks },
+    }) +
+    "data: [DONE]\n\n"
+  );
+}
+
+/** One stream in flight: writes its next chunk on each tick of its own interval. */
+class SlowStream {
+  private sent = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly response: http.ServerResponse,
+    private readonly options: SlowUpstreamOptions,
+  ) {
+    const intervalMs = options.durationMs / Math.max(1, options.chunks - 1);
+    response.write(OPENING);
+    response.write(CONTENT);
+    this.sent = 1;
+    this.timer = setInterval(() => this.tick(), intervalMs);
+    response.once("close", () => clearInterval(this.timer));
+  }
+
+  private tick(): void {
+    if (this.sent >= this.options.chunks) {
+      clearInterval(this.timer);
+      this.response.end(closingFrames(this.options.chunks));
+      return;
+    }
+    this.response.write(CONTENT);
+    this.sent += 1;
+  }
+}
+
+/**
+ * An OpenAI-compatible upstream whose streams are slow: each answers at once with its headers,
+ * the role chunk and the first content chunk, then sends the other `chunks - 1` content chunks
+ * evenly over `durationMs`, then the finish and usage chunks and `data: [DONE]`. A request with
+ * `max_tokens: 1` gets the same stream with no pauses (warm-up). A non-stream request gets an
+ * instant completion.
+ */
+export function startSlowUpstream(
+  options: SlowUpstreamOptions,
+): Promise<{ url: string; close(): void }> {
+  const whole = OPENING + CONTENT.repeat(options.chunks) + closingFrames(options.chunks);
+  const server = http.createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as {
+        stream?: boolean;
+        max_tokens?: number;
+      };
+      if (body.stream !== true) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(completion);
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if (body.max_tokens === 1) res.end(whole);
+      else new SlowStream(res, options);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
+    });
+  });
+}
