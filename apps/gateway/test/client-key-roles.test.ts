@@ -95,6 +95,9 @@ describe("what an admin key and a client key see", () => {
       budgetUsd: 5,
     });
     expect(asAlice.keyBudgets.map((budget) => budget.key)).toEqual(["alice"]);
+    // The prompt-cache reads of its own requests, where an admin sees every key's.
+    expect(asAdmin.cacheReadsLastHour?.cheap?.inputTokens).toBe(30);
+    expect(asAlice.cacheReadsLastHour?.cheap?.inputTokens).toBe(10);
     expect(asAlice.connections).toHaveLength(3);
 
     const asBob = await getAs<GatewayStatus>(harness, "/v1/status", bob);
