@@ -65,7 +65,8 @@ describe("the request log keeps one record per request", () => {
       cachedInputTokens: 200,
       cacheWriteTokens: 0,
       costUsd: Number(response.headers.get("x-planfirst-cost-usd")),
-      sessionHash: null,
+      // The conversation's own session (a hash of its opening: the client sent no id).
+      sessionHash: response.headers.get("x-planfirst-session")?.split(";")[0],
       dropped: [],
       waitedMs: 0,
       stream: false,
@@ -74,6 +75,7 @@ describe("the request log keeps one record per request", () => {
     expect(record!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(record!.ttfbMs).toBe(record!.latencyMs);
     expect(record!.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(record!.sessionHash).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it("a stream: recorded when it ends, with the usage the stream reported and the settled cost, not the reserved one", async () => {
