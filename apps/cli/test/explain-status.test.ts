@@ -173,6 +173,11 @@ describe("planfirst status", () => {
     expect(plan).toMatch(/5h\s+\[██████░░░░\]\s+62% resets in 2h 1[34]m/);
     expect(run.stdout).toMatch(/cheap\s+day:\S+\s+\$0\.00 \/ \$5\.00/);
     expect(run.stdout).toMatch(/premium\s+day:\S+\s+disabled/);
+    // A client key's view: its own spend per rung, and its own budget over every paid rung.
+    expect(run.stdout).toContain("Budgets (paid rungs, spend of key TEST_PLANFIRST_KEY)");
+    expect(run.stdout).toMatch(
+      /Key budgets \(every paid rung\)\n.*\n.*\n\s*TEST_PLANFIRST_KEY\s+day:\S+\s+\$0\.00 \/ \$2\.00\s+\$0\.00\s+\d/,
+    );
     expect(run.stdout).toMatch(/Requests in the last hour: subscription [1-9]/);
     expectNoSecret(run.stdout + run.stderr);
   });

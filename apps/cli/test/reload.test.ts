@@ -39,7 +39,7 @@ function document(options: { extra?: boolean } = {}) {
     ...base,
     server: {
       apiKeys: [
-        "env:TEST_PLANFIRST_KEY",
+        { key: "env:TEST_PLANFIRST_KEY", id: "ops", role: "admin" },
         { key: "env:LIMITED_KEY", id: "limited", connections: ["claude-max"] },
       ],
     },

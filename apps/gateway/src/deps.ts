@@ -66,6 +66,7 @@ export type GatewayLedger = Pick<
   | "budgetUsd"
   | "rungSpendUsd"
   | "currentWindowKey"
+  | "isScopeExhausted"
   | "records"
 >;
 

@@ -57,6 +57,8 @@ export type GatewayErrorCode =
   | "spend_store_unavailable"
   | "local_capacity"
   | "budget_exhausted"
+  | "key_budget_exhausted"
+  | "key_rate_limited"
   | "connector_failed"
   | "admin_key_required"
   | "config_reload_refused";

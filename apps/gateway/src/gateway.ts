@@ -24,11 +24,13 @@ import type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
 import { restartOnlyChanges } from "./config/restart-only";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv as SecretEnv } from "./config/secrets";
+import { spendJournalPath } from "./config/storage-paths";
 import { watchConfigFile } from "./config/watch-config-file";
 import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
 import { ConnectionSlots } from "./dispatch/connection-slots";
+import { createKeyLimiter } from "./dispatch/key-limits";
 import { ConfigError, type GatewayProblem } from "./errors";
 import { buildGeneration, type Generation, type SharedParts } from "./generation";
 import type { NodeListener } from "./http/node-listener";
@@ -57,6 +59,11 @@ export interface CreateGatewayOptions {
    * leave a non-loopback address without client keys is refused, as such a start is.
    */
   listenHost?: string;
+  /**
+   * The port the server listens on (default `config.server.port`): the default spend journal
+   * file of driver `redis` is named after it.
+   */
+  listenPort?: number;
   /** Clock, epoch milliseconds. Default `Date.now`. */
   now?: () => number;
   /** Logger; default pino on stdout at `server.logLevel`. */
@@ -141,7 +148,11 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
   const configPath = options.configPath === undefined ? undefined : resolve(options.configPath);
   const listenHost = options.listenHost ?? options.config.server.host;
   const storeLogger = { warn: (obj: unknown, msg?: string) => logger.warn(obj as object, msg) };
-  const stores = createStores(options.config, storeLogger);
+  const stores = createStores(
+    options.config,
+    options.listenPort ?? options.config.server.port,
+    storeLogger,
+  );
   const credentialStore = credentialPersistenceFor(options.config.storage);
   const cooldowns = createCooldownBook({ store: stores.quota, now });
   const upstream = createUpstreamClient();
@@ -184,6 +195,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
     statusTracker,
     requestLog,
+    keyLimiter: createKeyLimiter(now),
     scheduler,
     // Configured by each generation as it starts (`Generation.start`).
     slots: new ConnectionSlots([], (connection, outcome) =>
@@ -392,6 +404,7 @@ function connectionChanges(running: GatewayConfig, next: GatewayConfig): Connect
 
 function createStores(
   config: GatewayConfig,
+  port: number,
   logger: { warn(obj: unknown, msg?: string): void },
 ): { quota: QuotaStore; spend: SpendStore & { close?(): Promise<void> | void } } {
   const { storage } = config;
@@ -399,18 +412,19 @@ function createStores(
     return { quota: createMemoryQuotaStore(), spend: createMemorySpendStore() };
   }
   if (storage.driver === "redis") {
+    const journalPath = spendJournalPath(storage, port);
     return {
       quota: createRedisQuotaStore({
         url: storage.url,
         keyPrefix: `${storage.keyPrefix}quota`,
         logger,
       }),
-      spend: openSpendStore("storage.journalPath", storage.journalPath, () => {
-        mkdirSync(dirname(storage.journalPath), { recursive: true });
+      spend: openSpendStore("storage.journalPath", journalPath, () => {
+        mkdirSync(dirname(journalPath), { recursive: true });
         return createRedisSpendStore({
           url: storage.url,
           keyPrefix: `${storage.keyPrefix}spend`,
-          journalPath: storage.journalPath,
+          journalPath,
           logger,
         });
       }),

@@ -20,6 +20,7 @@ import type { CredentialPersistence } from "./connectors/credential-persistence"
 import { type WiredConnectors, wireConnectors } from "./connectors/wire-connectors";
 import type { GatewayDeps } from "./deps";
 import type { ConnectionSlots } from "./dispatch/connection-slots";
+import type { KeyLimiter } from "./dispatch/key-limits";
 import { createNodeListener } from "./http/node-listener";
 import type { GatewayMetrics } from "./observability/metrics";
 import type { RequestLog } from "./observability/request-log/request-log";
@@ -55,6 +56,8 @@ export interface SharedParts {
   readonly requestLog: RequestLog;
   /** Requests in flight and in line per connection with `maxConcurrent`, across generations. */
   readonly slots: ConnectionSlots;
+  /** Each client key's requests in flight and recent starts, against its limits. */
+  readonly keyLimiter: KeyLimiter;
   /** Usage polls: single flight and minimum interval per connection, across generations. */
   readonly scheduler: Pick<RefreshScheduler, "refresh" | "inFlight">;
   /** Refresh plan readings at each known window reset (S2a). */
@@ -168,6 +171,7 @@ export function buildGeneration(
     statusTracker: shared.statusTracker,
     requestLog: shared.requestLog,
     slots: shared.slots,
+    keyLimiter: shared.keyLimiter,
   });
   const { table } = built.context;
   const polled = polledConnectionIds(table.connections, connectors);

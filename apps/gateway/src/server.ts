@@ -102,6 +102,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     config,
     ...(path ? { configPath: path } : {}),
     listenHost: host,
+    listenPort: port,
     env: options.env ?? process.env,
     now: options.now,
     logger: options.logger,

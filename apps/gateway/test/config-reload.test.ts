@@ -391,10 +391,10 @@ describe("config reload", () => {
     }
   });
 
-  it("answers POST /v1/admin/reload for a key allowed every connection, and no other caller", async () => {
+  it("answers POST /v1/admin/reload for an admin key, and no other caller", async () => {
     const keys = {
       apiKeys: [
-        { key: "env:ADMIN_KEY", id: "ops" },
+        { key: "env:ADMIN_KEY", id: "ops", role: "admin" as const },
         { key: "env:TEAM_KEY", id: "team", connections: ["claude-plan"] },
       ],
     };

@@ -93,6 +93,91 @@ describe("configuration", () => {
     expect(problems[0]!.message).toContain("cheap");
   });
 
+  it("client key entries: a bad budget, limit, role or window is refused at its path", () => {
+    const problems = problemsOf({
+      server: {
+        apiKeys: [
+          { key: "env:A", id: "a", budgetUsd: -1 },
+          { key: "env:B", id: "b", budgetUsd: 1, role: "root", budgetWindow: "year" },
+          { key: "env:C", id: "c", maxConcurrent: 1.5, requestsPerMinute: 0, rpm: 5 },
+        ],
+      },
+    });
+    expect(problems).toEqual([
+      {
+        path: "server.apiKeys[0].budgetUsd",
+        message: "must be a number of USD ≥ 0 (0 = no paid rung for this key)",
+      },
+      { path: "server.apiKeys[1].role", message: 'must be one of "admin", "client"' },
+      {
+        path: "server.apiKeys[1].budgetWindow",
+        message: 'must be one of "day", "week", "month"',
+      },
+      { path: "server.apiKeys[2].maxConcurrent", message: "must be a whole number of requests" },
+      {
+        path: "server.apiKeys[2].requestsPerMinute",
+        message: "must be at least 1 (remove it for no limit)",
+      },
+      {
+        path: "server.apiKeys[2]",
+        message:
+          'unknown key "rpm"; allowed: key, id, connections, role, budgetUsd, budgetWindow, maxConcurrent, requestsPerMinute',
+      },
+    ]);
+    expect(
+      problemsOf({ server: { apiKeys: [{ key: "env:D", id: "d", budgetWindow: "week" }] } }),
+    ).toEqual([
+      {
+        path: "server.apiKeys[0].budgetWindow",
+        message: "is the window of budgetUsd, which this key does not set",
+      },
+    ]);
+  });
+
+  it("client key entries resolve to a role, a budget in its window and limits; a bare env:NAME is a client without either", () => {
+    const config = parseConfig({
+      subscriptionLadder: { budgetWindow: "week" },
+      server: {
+        apiKeys: [
+          "env:PF_BARE",
+          { key: "env:PF_OPS", id: "ops", role: "admin", maxConcurrent: 4 },
+          { key: "env:PF_TEAM", id: "team", budgetUsd: 0.05, requestsPerMinute: 60 },
+          { key: "env:PF_CI", id: "ci", budgetUsd: 2, budgetWindow: "month" },
+        ],
+      },
+    });
+    const keys = resolveSecrets(config, {
+      PF_BARE: "k1",
+      PF_OPS: "k2",
+      PF_TEAM: "k3",
+      PF_CI: "k4",
+    }).clientKeys.map(({ key: _secret, ...rest }) => rest);
+    expect(keys).toEqual([
+      { id: "PF_BARE", connections: null, role: "client", budget: null, limits: null },
+      {
+        id: "ops",
+        connections: null,
+        role: "admin",
+        budget: null,
+        limits: { maxConcurrent: 4, requestsPerMinute: null },
+      },
+      {
+        id: "team",
+        connections: null,
+        role: "client",
+        budget: { scope: "key:team", budgetUsd: 0.05, window: "week" },
+        limits: { maxConcurrent: null, requestsPerMinute: 60 },
+      },
+      {
+        id: "ci",
+        connections: null,
+        role: "client",
+        budget: { scope: "key:ci", budgetUsd: 2, window: "month" },
+        limits: null,
+      },
+    ]);
+  });
+
   it("secrets are env:NAME references; a literal credential is refused", () => {
     const problems = problemsOf({
       connections: [

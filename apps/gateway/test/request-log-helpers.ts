@@ -5,7 +5,7 @@ import type { RequestRecord } from "../src/observability/request-log/request-rec
 import { TEST_ENV } from "./fixtures";
 import { type Harness, waitFor } from "./harness";
 
-/** The keys of the team config: an unlimited key and one limited to the cheap connection. */
+/** The keys of the team config: an admin key and a client key limited to the cheap connection. */
 export const TEAM_ENV = { ...TEST_ENV, INTERN_KEY: "pf-intern-secret-value-444" };
 export const TEAM_KEY = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
 export const INTERN_KEY = { authorization: `Bearer ${TEAM_ENV.INTERN_KEY}` };
@@ -13,7 +13,7 @@ export const INTERN_KEY = { authorization: `Bearer ${TEAM_ENV.INTERN_KEY}` };
 /** `server` of a gateway with the team's two keys. */
 export const TEAM_SERVER = {
   apiKeys: [
-    { key: "env:CLIENT_KEY", id: "team" },
+    { key: "env:CLIENT_KEY", id: "team", role: "admin" as const },
     { key: "env:INTERN_KEY", id: "intern", connections: ["openrouter"] },
   ],
 };

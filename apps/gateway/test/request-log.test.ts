@@ -65,7 +65,8 @@ describe("the request log keeps one record per request", () => {
       cachedInputTokens: 200,
       cacheWriteTokens: 0,
       costUsd: Number(response.headers.get("x-planfirst-cost-usd")),
-      sessionHash: null,
+      // The conversation's own session (a hash of its opening: the client sent no id).
+      sessionHash: response.headers.get("x-planfirst-session")?.split(";")[0],
       dropped: [],
       waitedMs: 0,
       stream: false,
@@ -74,6 +75,7 @@ describe("the request log keeps one record per request", () => {
     expect(record!.latencyMs).toBeGreaterThanOrEqual(0);
     expect(record!.ttfbMs).toBe(record!.latencyMs);
     expect(record!.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(record!.sessionHash).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it("a stream: recorded when it ends, with the usage the stream reported and the settled cost, not the reserved one", async () => {
@@ -337,7 +339,7 @@ describe("GET /v1/requests", () => {
       expect(requestRecordSchema.safeParse(JSON.parse(line)).success).toBe(true);
   });
 
-  it("a key limited to some connections sees only its own requests; an unlimited key sees all", async () => {
+  it("a client key sees only its own requests; an admin key sees all", async () => {
     const harness = await startPaidOnly();
     await (
       await post(harness.url, "/v1/chat/completions", chatBody("auto/thrifty"), TEAM_KEY)

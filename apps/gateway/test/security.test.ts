@@ -6,11 +6,14 @@ import { startServer } from "../src/server";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import { chatBody, post, useTestBed } from "./harness";
 
+const ADMIN_KEY = "pf-admin-secret-value-555";
+
 const SECRETS = [
   TEST_ENV.PLAN_TOKEN,
   TEST_ENV.ROUTER_KEY,
   TEST_ENV.PREMIUM_KEY,
   TEST_ENV.CLIENT_KEY,
+  ADMIN_KEY,
 ];
 
 const bed = useTestBed(STANDARD_FAKES, {
@@ -20,15 +23,17 @@ const bed = useTestBed(STANDARD_FAKES, {
         apiKeys: [
           "env:CLIENT_KEY",
           { key: "env:ROUTER_ONLY_KEY", id: "router-only", connections: ["openrouter"] },
+          { key: "env:ADMIN_KEY", id: "ops", role: "admin" },
         ],
         bodyLimitBytes: 4096,
       },
     }),
-    env: { ...TEST_ENV, ROUTER_ONLY_KEY: "pf-router-only-444" },
+    env: { ...TEST_ENV, ROUTER_ONLY_KEY: "pf-router-only-444", ADMIN_KEY },
   }),
 });
 
 const auth = { authorization: `Bearer ${TEST_ENV.CLIENT_KEY}` };
+const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
 describe("client keys, limits and secrets", () => {
   it("every endpoint but /healthz needs a key, as Bearer or x-api-key", async () => {
@@ -41,8 +46,14 @@ describe("client keys, limits and secrets", () => {
       "/v1/ladder?model=auto/thrifty",
     ]) {
       expect((await fetch(`${bed.harness.url}${path}`)).status).toBe(401);
-      expect((await fetch(`${bed.harness.url}${path}`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${bed.harness.url}${path}`, { headers: admin })).status).toBe(200);
     }
+    // Every key's spend and every connection are in /metrics: a client key may not read them.
+    const metrics = await fetch(`${bed.harness.url}/metrics`, { headers: auth });
+    expect(metrics.status).toBe(403);
+    const refusal = (await metrics.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe("admin_key_required");
+    expect(refusal.error.message).toContain('"CLIENT_KEY"');
     const viaHeader = await fetch(`${bed.harness.url}/v1/models`, {
       headers: { "x-api-key": TEST_ENV.CLIENT_KEY },
     });
@@ -169,7 +180,9 @@ describe("client keys, limits and secrets", () => {
       "/v1/ladder?model=auto/thrifty",
       "/v1/ladder?model=auto/subscription",
     ]) {
-      outputs.push(await (await fetch(`${bed.harness.url}${path}`, { headers: auth })).text());
+      for (const headers of [auth, admin]) {
+        outputs.push(await (await fetch(`${bed.harness.url}${path}`, { headers })).text());
+      }
     }
     bed.harness.server.gateway.deps.logger.info(
       {

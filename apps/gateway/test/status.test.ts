@@ -77,6 +77,7 @@ describe("GET /v1/status and the GET / status page", () => {
         spentUsd: 0.0006,
         reservedUsd: 0,
         budgetUsd: 5,
+        ofKey: null,
       },
       {
         rung: "premium",
@@ -85,8 +86,10 @@ describe("GET /v1/status and the GET / status page", () => {
         spentUsd: 0,
         reservedUsd: 0,
         budgetUsd: null,
+        ofKey: null,
       },
     ]);
+    expect(status.keyBudgets).toEqual([]);
     expect(status.requestsLastHour).toEqual({ cheap: 1 });
 
     const html = await statusPage();

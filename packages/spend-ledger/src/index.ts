@@ -1,3 +1,4 @@
+export type { BudgetScope, ScopeHold } from "./budget-scope";
 export type { BudgetWindow } from "./budget-window";
 export { BUDGET_WINDOWS, createWindowKeyer, windowKey } from "./budget-window";
 export type { TokenPrice, TokenUsage } from "./cost";

@@ -59,7 +59,7 @@ export function createMemorySpendStore(): SpendStore {
       if (finished.has(request.reservationId)) return { booked: false, ...totalsOf(state) };
       finish(state, request.reservationId);
       state.spentMicroUsd += request.record.costMicroUsd;
-      records.push(request.record);
+      if (request.keepRecord !== false) records.push(request.record);
       return { booked: true, ...totalsOf(state) };
     },
     release: async (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {

@@ -13,6 +13,7 @@
 //     (see encodeOperations): kind, now (epoch ms), id, a, b, c —
 //     'r' reserve:  a amount, b budget ('' = none), c expiresAtMs   flag: admitted
 //     's' settle:   a cost, b record time (epoch ms), c record JSON  flag: booked
+//                   (c '' books the cost and keeps no record: a budget scope beside its rung)
 //     'l' release:  a, b, c unused                                  flag: released (was live)
 //     'x' refresh:  id, a, b, c unused; expires stale reservations   flag: 0
 //
@@ -126,7 +127,7 @@ local function settle(id, cost, timeMs, record)
   if redis.call('SADD', KEYS[4], id) == 0 then return 0 end
   removeLive(id)
   spent = spent + tonumber(cost)
-  redis.call('ZADD', KEYS[6], timeMs, record)
+  if record ~= '' then redis.call('ZADD', KEYS[6], timeMs, record) end
   changed = true
   return 1
 end

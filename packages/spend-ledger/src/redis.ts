@@ -423,7 +423,8 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         request.reservationId,
         String(record.costMicroUsd),
         Date.parse(record.time),
-        JSON.stringify(record),
+        // An empty record books the cost and keeps no record (see `keepRecord`).
+        request.keepRecord === false ? "" : JSON.stringify(record),
       ],
       urgent,
     ).then((answer) => ({

@@ -1,9 +1,10 @@
+import { type BudgetScope, type ScopeHold, scopeHoldId } from "./budget-scope";
 import { BUDGET_WINDOWS, type BudgetWindow, createWindowKeyer } from "./budget-window";
 import { invalidArgument, requireNonEmptyString, requireNonNegativeInteger } from "./errors";
 import { type MicroRounding, type MicroUsd, microToUsd, usdToMicro } from "./money";
 import { newReservationId } from "./reservation-id";
 import { recordTime, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import type { SpendStore, WindowTotals } from "./spend-store";
+import type { SpendStore, StoreSettleResult, WindowTotals } from "./spend-store";
 
 /** Options of {@link createSpendLedger}. */
 export interface SpendLedgerOptions {
@@ -34,6 +35,11 @@ export interface ReserveRequest {
   maxCostUsd: number;
   /** The gateway's id of the request, kept on the record. */
   requestId: string;
+  /**
+   * Budgets the request must fit besides its rung's (a client key's), reserved one after the
+   * other in this order and before the rung; absent or empty = the rung's budget alone.
+   */
+  scopes?: readonly BudgetScope[];
 }
 
 /** A held amount of budget; pass it to `settle` or `release`. Plain data, safe to serialise. */
@@ -51,6 +57,11 @@ export interface Reservation {
   reservedAtMs: number;
   /** Epoch ms after which the reservation no longer holds budget. */
   expiresAtMs: number;
+  /**
+   * The same amount held against each scope of the request, in the request's order; absent
+   * when it named none. Settled and released with the reservation.
+   */
+  scopes?: ScopeHold[];
 }
 
 /** Why a reservation was refused. */
@@ -60,13 +71,18 @@ export type RefusalReason =
   /** spent + reserved + maxCost would exceed the budget. */
   | "budget_exhausted";
 
-/** A refused reservation, with the window's state at the time of the refusal (USD). */
+/**
+ * A refused reservation, with the refusing window's state at the time of the refusal (USD).
+ * Nothing is held after a refusal: scopes admitted before it are given back first.
+ */
 export interface ReservationRefusal {
   refused: true;
   reason: RefusalReason;
   spentUsd: number;
   reservedUsd: number;
   budgetUsd: number;
+  /** The budget scope that refused; absent when the rung's own budget refused. */
+  scope?: string;
 }
 
 /** What {@link SpendLedger.settle} records besides the cost. */
@@ -144,8 +160,16 @@ export interface SpendLedger {
    * (always true for a budget ≤ 0, never for a rung without one).
    */
   isExhausted(rung: string): boolean;
-  /** Key of the current window, e.g. `day:2026-11-30`. */
-  currentWindowKey(): string;
+  /**
+   * Rule B4 for a budget scope: true when its budget is ≤ 0, or when spent + reserved ≥ budget in
+   * its current window; false while the store cannot answer (its reservation still enforces it).
+   */
+  isScopeExhausted(scope: BudgetScope): boolean;
+  /**
+   * Key of the current window, e.g. `day:2026-11-30`; of the ledger's window, or of `window`
+   * (a budget scope's) in the ledger's time zone.
+   */
+  currentWindowKey(window?: BudgetWindow): string;
   /** Settled records, in time order. */
   records(query?: SpendRecordQuery): Promise<SpendRecord[]>;
   /** Resolves when the store is ready. */
@@ -203,6 +227,17 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     budgetsMicro.set(rung, usd <= 0 ? 0 : usdAmount(`budgetsUsd.${rung}`, usd, "down"));
   }
   const keyAt = createWindowKeyer(window, timeZone);
+  const keyers = new Map<BudgetWindow, (atMs: number) => string>([[window, keyAt]]);
+  /** The keyer of a scope's window (the ledger's when it names none), made once per window. */
+  const keyerOf = (scopeWindow: BudgetWindow | undefined): ((atMs: number) => string) => {
+    if (scopeWindow === undefined) return keyAt;
+    let keyer = keyers.get(scopeWindow);
+    if (keyer === undefined) {
+      keyer = createWindowKeyer(scopeWindow, timeZone);
+      keyers.set(scopeWindow, keyer);
+    }
+    return keyer;
+  };
 
   const totals = (rung: string, windowKey?: string): WindowTotals | null => {
     const nowMs = now();
@@ -226,6 +261,147 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     budgetUsd: budgetUsd(rung) ?? 0,
   });
 
+  const scopeRefusal = (
+    reason: RefusalReason,
+    scope: string,
+    budgetMicro: MicroUsd,
+    state: WindowTotals | null,
+  ): ReservationRefusal => ({
+    refused: true,
+    reason,
+    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
+    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
+    budgetUsd: microToUsd(budgetMicro),
+    scope,
+  });
+
+  /** Gives back holds taken before a refusal; one that cannot be given back expires. */
+  const giveBack = (holds: readonly ScopeHold[], nowMs: number): Promise<unknown> =>
+    Promise.all(
+      holds.map((hold) =>
+        store
+          .release({
+            reservationId: hold.id,
+            rung: hold.scope,
+            windowKey: hold.windowKey,
+            nowMs,
+          })
+          .catch(() => undefined),
+      ),
+    );
+
+  /**
+   * Books a settled request's cost against its scopes too, in the same turn as the rung's settle
+   * (one batch where the store batches). Only the rung's settle keeps the record, so a request
+   * is one record however many budgets it counted against. Journaled when any part was.
+   */
+  const settleScopes = async (
+    rungSettle: Promise<StoreSettleResult>,
+    holds: readonly ScopeHold[],
+    nowMs: number,
+    record: SpendRecord,
+  ): Promise<StoreSettleResult> => {
+    const [result, ...scoped] = await Promise.all([
+      rungSettle,
+      ...holds.map((hold) =>
+        store.settle({
+          reservationId: hold.id,
+          rung: hold.scope,
+          windowKey: hold.windowKey,
+          nowMs,
+          record,
+          keepRecord: false,
+        }),
+      ),
+    ]);
+    if (scoped.some((part) => part.journaled)) return { ...result, journaled: true };
+    return result;
+  };
+
+  /**
+   * The reservation of a request that names budget scopes: each scope in the request's order,
+   * then the rung, each admitted atomically in its own window. A refusal (or a store failure)
+   * gives back what was held before it, so nothing is held after a refused request; two
+   * requests racing for the same budgets may both be refused where one would have fitted, never
+   * both admitted past one. Scopes come first, so a key over its own budget never holds any of
+   * the rung's, which other keys share.
+   */
+  const reserveInScopes = async (
+    reservation: Reservation,
+    scopes: readonly BudgetScope[],
+    rungBudgetMicro: MicroUsd | undefined,
+  ): Promise<Reservation | ReservationRefusal> => {
+    const { rung, reservedAtMs } = reservation;
+    const steps = scopes.map((scope, index) => {
+      const name = requireNonEmptyString(`request.scopes[${index}].scope`, scope?.scope);
+      if (name === rung) {
+        invalidArgument(`request.scopes[${index}].scope`, "a name other than the rung's", name);
+      }
+      const usd = scope.budgetUsd;
+      if (typeof usd !== "number" || Number.isNaN(usd)) {
+        invalidArgument(`request.scopes[${index}].budgetUsd`, "a number of USD", usd);
+      }
+      const budgetMicro =
+        usd <= 0 ? 0 : usdAmount(`request.scopes[${index}].budgetUsd`, usd, "down");
+      const hold: ScopeHold = {
+        scope: name,
+        windowKey: keyerOf(scope.window)(reservedAtMs),
+        id: scopeHoldId(reservation.id, index),
+      };
+      return { hold, budgetMicro };
+    });
+    for (const { hold, budgetMicro } of steps) {
+      if (budgetMicro === 0) {
+        const state = store.totals(hold.scope, hold.windowKey, reservedAtMs);
+        return scopeRefusal("budget_disabled", hold.scope, 0, state);
+      }
+    }
+    if (rungBudgetMicro === 0) {
+      return refusal(
+        "budget_disabled",
+        rung,
+        store.totals(rung, reservation.windowKey, reservedAtMs),
+      );
+    }
+    const held: ScopeHold[] = [];
+    try {
+      for (const { hold, budgetMicro } of steps) {
+        const result = await store.reserve({
+          reservationId: hold.id,
+          rung: hold.scope,
+          windowKey: hold.windowKey,
+          amountMicroUsd: reservation.amountMicroUsd,
+          budgetMicroUsd: budgetMicro,
+          nowMs: reservedAtMs,
+          expiresAtMs: reservation.expiresAtMs,
+        });
+        if (!result.admitted) {
+          await giveBack(held, reservedAtMs);
+          return scopeRefusal("budget_exhausted", hold.scope, budgetMicro, result);
+        }
+        held.push(hold);
+      }
+      const result = await store.reserve({
+        reservationId: reservation.id,
+        rung,
+        windowKey: reservation.windowKey,
+        amountMicroUsd: reservation.amountMicroUsd,
+        budgetMicroUsd: rungBudgetMicro ?? null,
+        nowMs: reservedAtMs,
+        expiresAtMs: reservation.expiresAtMs,
+      });
+      if (!result.admitted) {
+        await giveBack(held, reservedAtMs);
+        return refusal("budget_exhausted", rung, result);
+      }
+    } catch (error) {
+      await giveBack(held, reservedAtMs);
+      throw error;
+    }
+    reservation.scopes = held;
+    return reservation;
+  };
+
   return {
     async reserve(request) {
       const rung = requireNonEmptyString("request.rung", request.rung);
@@ -236,7 +412,8 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const reservedAtMs = now();
       const windowKey = keyAt(reservedAtMs);
       const budgetMicro = budgetsMicro.get(rung);
-      if (budgetMicro === 0) {
+      const scopes = request.scopes;
+      if (budgetMicro === 0 && (scopes === undefined || scopes.length === 0)) {
         return refusal("budget_disabled", rung, store.totals(rung, windowKey, reservedAtMs));
       }
       const reservation: Reservation = {
@@ -250,6 +427,9 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         reservedAtMs,
         expiresAtMs: reservedAtMs + reservationTimeoutMs,
       };
+      if (scopes !== undefined && scopes.length > 0) {
+        return reserveInScopes(reservation, scopes, budgetMicro);
+      }
       const result = await store.reserve({
         reservationId: reservation.id,
         rung,
@@ -289,13 +469,18 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         requestId: reservation.requestId,
         reservationId: reservation.id,
       };
-      const result = await store.settle({
+      const rungSettle = store.settle({
         reservationId: reservation.id,
         rung: reservation.rung,
         windowKey: reservation.windowKey,
         nowMs,
         record,
       });
+      const holds = reservation.scopes;
+      const result =
+        holds === undefined || holds.length === 0
+          ? await rungSettle
+          : await settleScopes(rungSettle, holds, nowMs, record);
       const settled: SettleResult = {
         booked: result.booked,
         record: result.booked ? record : null,
@@ -309,12 +494,28 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
 
     async release(reservation) {
       requireNonEmptyString("reservation.id", reservation?.id);
-      const result = await store.release({
+      const nowMs = now();
+      const rungRelease = store.release({
         reservationId: reservation.id,
         rung: reservation.rung,
         windowKey: reservation.windowKey,
-        nowMs: now(),
+        nowMs,
       });
+      const holds = reservation.scopes;
+      if (holds === undefined || holds.length === 0) {
+        return { released: (await rungRelease).released };
+      }
+      const [result] = await Promise.all([
+        rungRelease,
+        ...holds.map((hold) =>
+          store.release({
+            reservationId: hold.id,
+            rung: hold.scope,
+            windowKey: hold.windowKey,
+            nowMs,
+          }),
+        ),
+      ]);
       return { released: result.released };
     },
 
@@ -332,7 +533,15 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const state = totals(rung);
       return state !== null && state.spentMicroUsd + state.reservedMicroUsd >= budgetMicro;
     },
-    currentWindowKey: () => keyAt(now()),
+    isScopeExhausted(scope) {
+      const usd = scope.budgetUsd;
+      if (!(usd > 0)) return true;
+      const budgetMicro = usdAmount("scope.budgetUsd", usd, "down");
+      const nowMs = now();
+      const state = store.totals(scope.scope, keyerOf(scope.window)(nowMs), nowMs);
+      return state !== null && state.spentMicroUsd + state.reservedMicroUsd >= budgetMicro;
+    },
+    currentWindowKey: (scopeWindow) => keyerOf(scopeWindow)(now()),
     records: (query = {}) => store.records(query),
     ready: () => store.ready(),
     flush: () => store.flush?.() ?? Promise.resolve(),

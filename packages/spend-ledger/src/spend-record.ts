@@ -52,6 +52,8 @@ export interface SpendRecordQuery {
   sinceMs?: number;
   untilMs?: number;
   rung?: string;
+  /** Only the records of this client key id. */
+  clientKeyId?: string;
 }
 
 /** Sums of a group of records. */
@@ -121,13 +123,14 @@ function add(totals: SpendTotals, record: SpendRecord): void {
   totals.cacheWriteTokens += record.cacheWriteTokens;
 }
 
-/** True when the record's time lies inside the query's bounds and rung. */
+/** True when the record's time lies inside the query's bounds, rung and client key. */
 export function recordMatches(
   record: SpendRecord,
   timeMs: number,
   query: SpendRecordQuery,
 ): boolean {
   if (query.rung !== undefined && record.rung !== query.rung) return false;
+  if (query.clientKeyId !== undefined && record.clientKeyId !== query.clientKeyId) return false;
   if (query.sinceMs !== undefined && timeMs < query.sinceMs) return false;
   if (query.untilMs !== undefined && timeMs >= query.untilMs) return false;
   return true;

@@ -43,6 +43,11 @@ export interface StoreSettleRequest {
   nowMs: number;
   /** The record to keep; `record.costMicroUsd` is added to the window's spend. */
   record: SpendRecord;
+  /**
+   * False books `record.costMicroUsd` in the window without keeping the record: a budget scope
+   * settled beside its rung, whose settle keeps the request's one record. Default true.
+   */
+  keepRecord?: boolean;
 }
 
 /** Outcome of a settle: `booked` is false when the reservation was already settled or released. */

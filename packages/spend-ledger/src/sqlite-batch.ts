@@ -13,6 +13,7 @@ export type BatchWrites = (string | number | null)[];
 const reserveTag = 0;
 const settleTag = 1;
 const releaseTag = 2;
+const bookTag = 3;
 
 /** Appends a reserve: insert the live reservation (refused when the file already knows `id`). */
 export function pushReserve(
@@ -47,6 +48,20 @@ export function pushSettle(writes: BatchWrites, id: string, record: SpendRecord)
     record.clientKeyId,
     record.requestId,
   );
+}
+
+/**
+ * Appends a settle that keeps no record (a budget scope settled beside its rung): delete live
+ * reservation `id`, add `costMicroUsd` to its window, and keep the id as settled.
+ */
+export function pushBook(
+  writes: BatchWrites,
+  id: string,
+  rung: string,
+  windowKey: string,
+  costMicroUsd: number,
+): void {
+  writes.push(bookTag, id, rung, windowKey, costMicroUsd);
 }
 
 /** Appends a release: delete live reservation `id` and keep the id as released. */
@@ -90,6 +105,11 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
     `INSERT INTO spend_finished (id, state) VALUES (?, 'released')
      ON CONFLICT (id) DO UPDATE SET state = 'released'`,
   );
+  // A settle without a record keeps its id known here instead.
+  const markSettled = db.prepare<[string]>(
+    `INSERT INTO spend_finished (id, state) VALUES (?, 'settled')
+     ON CONFLICT (id) DO UPDATE SET state = 'settled'`,
+  );
   const keepExpired = db.prepare<[number]>(
     `INSERT INTO spend_finished (id, state)
        SELECT id, 'expired' FROM spend_live WHERE expires_at_ms <= ?
@@ -112,6 +132,12 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
    * one per settle.
    */
   type SpentByWindow = Map<string, { rung: string; windowKey: string; microUsd: number }>;
+  const addToWindow = (spent: SpentByWindow, rung: string, windowKey: string, micro: number) => {
+    const windowId = `${rung}\u0000${windowKey}`;
+    const added = spent.get(windowId);
+    if (added) added.microUsd += micro;
+    else spent.set(windowId, { rung, windowKey, microUsd: micro });
+  };
   /** Applies the write starting at `at`; returns where the next one starts. */
   const apply = (
     writes: BatchWrites,
@@ -143,10 +169,7 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         const windowKey = writes[at + 4] as string;
         const costMicroUsd = writes[at + 12] as number;
         deleteLive.run(id);
-        const windowId = `${rung}\u0000${windowKey}`;
-        const added = spent.get(windowId);
-        if (added) added.microUsd += costMicroUsd;
-        else spent.set(windowId, { rung, windowKey, microUsd: costMicroUsd });
+        addToWindow(spent, rung, windowKey, costMicroUsd);
         insertRecord.run(
           writes[at + 2], // reservation_id
           Date.parse(time),
@@ -170,6 +193,16 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         deleteLive.run(id);
         markReleased.run(id);
         return at + 2;
+      case bookTag:
+        deleteLive.run(id);
+        markSettled.run(id);
+        addToWindow(
+          spent,
+          writes[at + 2] as string,
+          writes[at + 3] as string,
+          writes[at + 4] as number,
+        );
+        return at + 5;
       default:
         // A malformed batch must not commit half of itself: throwing rolls the transaction back.
         throw new Error(`unknown batch write tag ${String(tag)} at ${at}`);

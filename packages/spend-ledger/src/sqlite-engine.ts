@@ -11,7 +11,7 @@ import type {
   StoreSettleResult,
   WindowTotals,
 } from "./spend-store";
-import { type BatchWrites, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
+import { type BatchWrites, pushBook, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
@@ -149,13 +149,19 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
   );
   const selectRecords = db.prepare<
-    { sinceMs: number | null; untilMs: number | null; rung: string | null },
+    {
+      sinceMs: number | null;
+      untilMs: number | null;
+      rung: string | null;
+      clientKeyId: string | null;
+    },
     RecordRow
   >(
     `SELECT * FROM spend_record
      WHERE (@sinceMs IS NULL OR time_ms >= @sinceMs)
        AND (@untilMs IS NULL OR time_ms < @untilMs)
        AND (@rung IS NULL OR rung = @rung)
+       AND (@clientKeyId IS NULL OR client_key_id = @clientKeyId)
      ORDER BY time_ms, rowid`,
   );
 
@@ -196,11 +202,15 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
    * memory before its row is on disk must still refuse its id a second time.
    */
   const pendingReserved = new Set<string>();
-  /** Settled or released: pending in memory, or on disk (a record, or a released id). */
-  const isFinished = (id: string): boolean =>
-    pendingFinished.has(id) ||
-    selectRecordExists.get(id) !== undefined ||
-    selectFinished.get(id)?.state === "released";
+  /**
+   * Settled or released: pending in memory, or on disk (a record, or an id released or settled
+   * without a record). An expired id is not finished: a settle after expiry still books.
+   */
+  const isFinished = (id: string): boolean => {
+    if (pendingFinished.has(id) || selectRecordExists.get(id) !== undefined) return true;
+    const state = selectFinished.get(id)?.state;
+    return state === "released" || state === "settled";
+  };
   /**
    * Seen before in memory: settled, released or reserved by a batch not committed yet. An id
    * known only to the file is refused by the batch that would have written it (see
@@ -406,7 +416,11 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       reservedMicroUsd: state.reservedMicroUsd,
     };
     const batch = current(false);
-    pushSettle(batch.writes, id, record);
+    if (request.keepRecord === false) {
+      pushBook(batch.writes, id, request.rung, request.windowKey, record.costMicroUsd);
+    } else {
+      pushSettle(batch.writes, id, record);
+    }
     queue(batch, "settle", id, state, held, record.costMicroUsd, null);
     return batch.answer.then(() => result);
   };
@@ -451,6 +465,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
           sinceMs: query.sinceMs ?? null,
           untilMs: query.untilMs ?? null,
           rung: query.rung ?? null,
+          clientKeyId: query.clientKeyId ?? null,
         })
         .map(toRecord),
     commitStats: () => ({ batches: committer.transactions(), writes: writesCommitted }),

@@ -61,6 +61,117 @@ async function raceForOneDollar(stores: [SpendStore, SpendStore]) {
   return { ledgers, admitted, admittedMicro, actualMicro, maxCostMicro: Math.max(...costs) };
 }
 
+/**
+ * 500 concurrent reservations of one key with a $0.05 key budget, on a rung with $1.00, from two
+ * ledger instances, while another key reserves 20 requests; every admitted request settles at
+ * its worst case. Returns what each key was admitted and booked, in micro-USD.
+ */
+async function raceOneKey(stores: [SpendStore, SpendStore]) {
+  const nowMs = Date.UTC(2026, 10, 30, 12);
+  const ledgers = stores.map((store) =>
+    createSpendLedger({ store, budgetsUsd: { cheap: 1 }, now: () => nowMs }),
+  ) as [SpendLedger, SpendLedger];
+  await Promise.all(ledgers.map((ledger) => ledger.ready()));
+  const alice = { scope: "key:alice", budgetUsd: 0.05, window: "month" as const };
+  const bob = { scope: "key:bob", budgetUsd: 0.5 };
+  const reserve = (index: number, micro: number, scope: typeof alice | typeof bob) =>
+    ledgers[index % 2]!.reserve({
+      rung: "cheap",
+      connectionId: "openai",
+      model: "gpt-4.1-mini",
+      maxCostUsd: micro / 1e6,
+      requestId: `${scope.scope}-${index}`,
+      scopes: [scope],
+    });
+  const costs = costsMicro(7);
+  const [aliceResults, bobResults] = await Promise.all([
+    Promise.all(costs.map((micro, index) => reserve(index, micro, alice))),
+    Promise.all(Array.from({ length: 20 }, (_, index) => reserve(index, 10_000, bob))),
+  ]);
+  const settleAll = (results: Array<Reservation | { refused: true }>) => {
+    const admitted = results.filter((r): r is Reservation => !("refused" in r));
+    return Promise.all(
+      admitted.map((reservation, index) =>
+        ledgers[(index + 1) % 2]!.settle(reservation, reservation.amountMicroUsd / 1e6, {
+          model: "gpt-4.1-mini",
+          inputTokens: 1000,
+          outputTokens: 100,
+        }),
+      ),
+    ).then(() => ({
+      count: admitted.length,
+      micro: admitted.reduce((sum, r) => sum + r.amountMicroUsd, 0),
+    }));
+  };
+  const [aliceBooked, bobBooked] = await Promise.all([
+    settleAll(aliceResults),
+    settleAll(bobResults),
+  ]);
+  return {
+    ledgers,
+    aliceMicro: aliceBooked.micro,
+    bobResults,
+    bobMicro: bobBooked.micro,
+    requestsBooked: aliceBooked.count + bobBooked.count,
+    maxCostMicro: Math.max(...costs),
+  };
+}
+
+describe("500 concurrent reservations of one key with a $0.05 key budget", () => {
+  const temp = makeTempDir();
+  const prefix = uniquePrefix("key-scope");
+  const admin = new Redis(redisUrl);
+
+  afterAll(async () => {
+    temp.remove();
+    const keys = await admin.keys(`{${prefix}}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    await admin.quit();
+  });
+
+  it.each([
+    [
+      "two Redis stores",
+      (): [SpendStore, SpendStore] => [
+        createRedisSpendStore({ url: redisUrl, keyPrefix: prefix }),
+        createRedisSpendStore({ url: redisUrl, keyPrefix: prefix }),
+      ],
+    ],
+    [
+      "two SQLite handles on one file",
+      (): [SpendStore, SpendStore] => {
+        const path = join(temp.dir, "key-race.db");
+        return [createSqliteSpendStore({ path }), createSqliteSpendStore({ path })];
+      },
+    ],
+  ] as const)(
+    "%s: the key never books past $0.05 and another key is not affected",
+    async (_, open) => {
+      const stores = open();
+      const { ledgers, aliceMicro, bobResults, bobMicro, requestsBooked, maxCostMicro } =
+        await raceOneKey(stores);
+      expect(aliceMicro).toBeLessThanOrEqual(50_000);
+      expect(aliceMicro).toBeGreaterThan(50_000 - maxCostMicro);
+      expect(bobResults.every((result) => !("refused" in result))).toBe(true);
+      expect(bobMicro).toBe(200_000);
+      for (const ledger of ledgers) {
+        await vi.waitFor(
+          () => {
+            expect(ledger.spentUsd("key:alice", ledger.currentWindowKey("month"))).toBe(
+              aliceMicro / 1e6,
+            );
+            expect(ledger.spentUsd("cheap")).toBe((aliceMicro + bobMicro) / 1e6);
+          },
+          { timeout: 3000 },
+        );
+      }
+      // One record per request: the key's share of each settle keeps none.
+      expect(await ledgers[0].records()).toHaveLength(requestsBooked);
+      await Promise.all(stores.map((store) => store.close()));
+    },
+  );
+});
+
 describe("500 concurrent reservations against a $1.00 budget", () => {
   const temp = makeTempDir();
   const prefix = uniquePrefix("concurrency");

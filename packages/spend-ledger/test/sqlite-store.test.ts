@@ -56,6 +56,48 @@ describe("sqlite spend store", () => {
     await second.close();
   });
 
+  it("keeps a key scope's spend across a reopen, and its settle stays done", async () => {
+    const path = join(temp.dir, "scoped.db");
+    const nowMs = Date.UTC(2026, 10, 30, 9);
+    const key = { scope: "key:alice", budgetUsd: 0.4 };
+    const usage = { model: "gpt-4.1-mini", inputTokens: 10, outputTokens: 5 };
+    const first = createSqliteSpendStore({ path });
+    const ledger = createSpendLedger({ store: first, budgetsUsd: { cheap: 1 }, now: () => nowMs });
+    const reservation = await ledger.reserve({
+      rung: "cheap",
+      connectionId: "openai",
+      model: "gpt-4.1-mini",
+      maxCostUsd: 0.3,
+      requestId: "a",
+      scopes: [key],
+    });
+    if ("refused" in reservation) throw new Error("refused");
+    await ledger.settle(reservation, 0.25, usage);
+    await first.close();
+
+    const second = createSqliteSpendStore({ path });
+    const reopened = createSpendLedger({
+      store: second,
+      budgetsUsd: { cheap: 1 },
+      now: () => nowMs,
+    });
+    expect(reopened.spentUsd("key:alice")).toBe(0.25);
+    expect(reopened.spentUsd("cheap")).toBe(0.25);
+    expect((await reopened.settle(reservation, 0.25, usage)).booked).toBe(false);
+    expect(reopened.spentUsd("key:alice")).toBe(0.25);
+    expect(await reopened.records()).toHaveLength(1);
+    const over = await reopened.reserve({
+      rung: "cheap",
+      connectionId: "openai",
+      model: "gpt-4.1-mini",
+      maxCostUsd: 0.2,
+      requestId: "b",
+      scopes: [key],
+    });
+    expect(over).toMatchObject({ refused: true, scope: "key:alice", spentUsd: 0.25 });
+    await second.close();
+  });
+
   it("reports an unusable path as a store_failure", () => {
     expect(() =>
       createSqliteSpendStore({ path: join(temp.dir, "missing", "dir", "x.db") }),

@@ -197,7 +197,12 @@ function formatUsd(value: number | null): string {
   return value === null ? "unknown" : `$${value.toFixed(2)}`;
 }
 
-function budgetReason(budget: RungBudgetReading): string {
+/**
+ * The sentence an explanation gives for a paid rung's budget state (rules B1–B4), e.g.
+ * "cheap within budget: $1.25 of $5.00 (B4)": the budget reason of `budgets[]`, and the start of
+ * the reason of every connection the budget decided.
+ */
+export function describeRungBudget(budget: RungBudgetReading): string {
   switch (budget.rule) {
     case "B1":
       return `no ${budget.rung} budget set: never budget-exhausted (B1)`;
@@ -288,7 +293,7 @@ function verdictOf(
     case Decision.Budget:
       return {
         rule: detail.budget!.rule,
-        reason: `${budgetReason(detail.budget!)}: excluded from ${autoId}`,
+        reason: `${describeRungBudget(detail.budget!)}: excluded from ${autoId}`,
       };
     case Decision.Quota: {
       if (!isUnverified(detail.quotaOutcome)) {
@@ -314,7 +319,7 @@ function verdictOf(
       if (detail.budget) {
         const quota =
           detail.quotaOutcome === QuotaOutcome.AboveThreshold ? `; ${quotaPhrase(detail)}` : "";
-        return { rule: detail.budget.rule, reason: `${budgetReason(detail.budget)}${quota}` };
+        return { rule: detail.budget.rule, reason: `${describeRungBudget(detail.budget)}${quota}` };
       }
       if (isUnverified(detail.quotaOutcome)) {
         return { rule: "THR1", reason: `${quotaPhrase(detail)}: admitted (THR1)` };
@@ -488,7 +493,7 @@ export function explainPool(
     grouping,
     evaluatedAt: Number.isFinite(nowMs) ? new Date(nowMs).toISOString() : null,
     settings: recorder.settings,
-    budgets: recorder.budgets.map((budget) => ({ ...budget, reason: budgetReason(budget) })),
+    budgets: recorder.budgets.map((budget) => ({ ...budget, reason: describeRungBudget(budget) })),
     candidates,
     result,
     earliestPlanResetAt: earliestPlanReset(candidates, nowMs),

@@ -16,7 +16,7 @@ export type {
   ExplainRule,
   LadderExplanation,
 } from "./explain-pool";
-export { explainPool } from "./explain-pool";
+export { describeRungBudget, explainPool } from "./explain-pool";
 export type { LadderGrouping } from "./ladder-engine";
 export type { LadderCandidate, LadderOptions } from "./ladder-options";
 export { orderPoolByRung } from "./order-pool";

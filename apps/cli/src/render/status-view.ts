@@ -67,7 +67,9 @@ export function renderStatus(
       color,
     ).trimEnd(),
     "",
-    color.bold("Budgets (paid rungs)"),
+    color.bold(
+      `Budgets (paid rungs${status.budgets[0]?.ofKey ? `, spend of key ${status.budgets[0].ofKey}` : ""})`,
+    ),
     renderTable(
       [
         { header: "rung" },
@@ -83,6 +85,33 @@ export function renderStatus(
       ]),
       color,
     ).trimEnd(),
+  );
+  // A gateway older than key budgets sends none.
+  const keyBudgets = status.keyBudgets ?? [];
+  if (keyBudgets.length > 0) {
+    lines.push(
+      "",
+      color.bold("Key budgets (every paid rung)"),
+      renderTable(
+        [
+          { header: "key" },
+          { header: "window" },
+          { header: "used/limit", align: "end" },
+          { header: "reserved", align: "end" },
+          { header: "resets in" },
+        ],
+        keyBudgets.map((budget) => [
+          budget.key,
+          budget.windowKey,
+          formatBudget(budget.spentUsd + budget.reservedUsd, budget.budgetUsd),
+          formatUsd(budget.reservedUsd),
+          formatDuration(Date.parse(budget.resetsAt) - nowMs),
+        ]),
+        color,
+      ).trimEnd(),
+    );
+  }
+  lines.push(
     "",
     `${color.bold("Requests in the last hour:")} ${requestsLine(status.requestsLastHour)}`,
   );

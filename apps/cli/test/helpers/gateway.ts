@@ -26,7 +26,9 @@ export interface TestGateway {
 /** The test config: operator catalog entries, so nothing depends on the bundled data's values. */
 export function testConfigDocument(claudeUrl: string, openrouterUrl: string) {
   return {
-    server: { apiKeys: ["env:TEST_PLANFIRST_KEY"] },
+    server: {
+      apiKeys: [{ key: "env:TEST_PLANFIRST_KEY", id: "TEST_PLANFIRST_KEY", budgetUsd: 2 }],
+    },
     storage: { driver: "memory" },
     connections: [
       {

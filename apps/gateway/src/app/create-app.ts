@@ -6,6 +6,7 @@ import type { GatewayDeps } from "../deps";
 import { clientHeaderNames } from "../dispatch/client-headers";
 import type { ConnectionSlots } from "../dispatch/connection-slots";
 import { createDispatcher } from "../dispatch/dispatcher";
+import { createKeyLimiter, type KeyLimiter, limitClientKeys } from "../dispatch/key-limits";
 import { GatewayError } from "../errors";
 import { requestHeader } from "../http/client-signal";
 import { fastPathKey, type NodeRouteHandler } from "../http/node-listener";
@@ -63,12 +64,18 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
  * one `onError`: Anthropic-shaped on `/v1/messages`, OpenAI-shaped elsewhere, never with a
  * credential.
  * `parts.statusTracker` keeps the status page's history and last-served rungs, `parts.requestLog`
- * the request log (default: both in memory), `parts.slots` the per-connection concurrency limits
- * (default: the dispatcher's own; a gateway shares one across its config generations).
+ * the request log, `parts.keyLimiter` each client key's requests in flight and recent starts
+ * (default: in memory, for this app alone), `parts.slots` the per-connection concurrency limits
+ * (default: the dispatcher's own; a gateway shares one of each across its config generations).
  */
 export function buildGatewayApp(
   given: GatewayDeps,
-  parts: { statusTracker?: StatusTracker; requestLog?: RequestLog; slots?: ConnectionSlots } = {},
+  parts: {
+    statusTracker?: StatusTracker;
+    requestLog?: RequestLog;
+    keyLimiter?: KeyLimiter;
+    slots?: ConnectionSlots;
+  } = {},
 ): GatewayApp {
   const deps = withSessions(given.connectors ? given : withConnectors(given));
   const table = createRoutingTable(deps.config, deps.secrets);
@@ -76,10 +83,13 @@ export function buildGatewayApp(
     parts.statusTracker ??
     createStatusTracker({ store: createMemoryHistoryStore(), now: deps.now });
   const dispatcher = observeServed(
-    createDispatcher(deps, table, {
-      streamFailureOf: (error) => streamFailureOf(deps.logger, error),
-      ...(parts.slots ? { slots: parts.slots } : {}),
-    }),
+    limitClientKeys(
+      createDispatcher(deps, table, {
+        streamFailureOf: (error) => streamFailureOf(deps.logger, error),
+        ...(parts.slots ? { slots: parts.slots } : {}),
+      }),
+      parts.keyLimiter ?? createKeyLimiter(deps.now),
+    ),
     status,
     deps.now,
   );

@@ -24,6 +24,7 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   unsupported_field: { status: 400, type: "invalid_request_error" },
   invalid_field: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
+  // A client key asked for what only an admin key may see or do (/metrics, a reload).
   admin_key_required: { status: 403, type: "permission_error" },
   model_not_found: { status: 404, type: "invalid_request_error" },
   unknown_category: { status: 404, type: "invalid_request_error" },
@@ -36,6 +37,8 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   plan_quota_exhausted: { status: 429, type: "rate_limit_error" },
   all_targets_rate_limited: { status: 429, type: "rate_limit_error" },
   budget_exhausted: { status: 429, type: "rate_limit_error" },
+  key_budget_exhausted: { status: 429, type: "rate_limit_error" },
+  key_rate_limited: { status: 429, type: "rate_limit_error" },
   // Nginx's "client closed request": never seen by the client, only by logs and metrics.
   client_closed_request: { status: 499, type: "invalid_request_error" },
   invalid_config: { status: 500, type: "api_error" },

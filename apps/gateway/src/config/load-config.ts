@@ -16,7 +16,7 @@ export function parseConfig(document: unknown): GatewayConfig {
     throw new ConfigError({
       code: "invalid_config",
       message: "invalid configuration",
-      problems: result.error.issues.map((issue) => problemOf(issue)),
+      problems: result.error.issues.flatMap((issue) => problemsOf(issue, [])),
     });
   }
   const budgetProblems = validateRungBudgets(result.data.subscriptionLadder.rungBudgetUsd);
@@ -95,10 +95,26 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function problemOf(issue: z.core.$ZodIssue): GatewayProblem {
-  const path = formatPath(issue.path);
+/**
+ * The problems of one issue. A value that fits no branch of a union (a client key entry, a
+ * credential) is reported by the branch whose type it has (an object, not the `env:NAME`
+ * string): each of that branch's own problems, named at its full path.
+ */
+function problemsOf(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): GatewayProblem[] {
+  const fullPath = [...prefix, ...issue.path];
+  if (issue.code === "invalid_union") {
+    const typed = issue.errors.filter(
+      (branch) => !branch.some((inner) => inner.code === "invalid_type" && inner.path.length === 0),
+    );
+    if (typed.length === 1) return typed[0]!.flatMap((inner) => problemsOf(inner, fullPath));
+  }
+  return [problemOf(issue, fullPath)];
+}
+
+function problemOf(issue: z.core.$ZodIssue, fullPath: readonly PropertyKey[]): GatewayProblem {
+  const path = formatPath(fullPath);
   if (issue.code === "unrecognized_keys") {
-    const allowed = allowedKeysAt(issue.path);
+    const allowed = allowedKeysAt(fullPath);
     return {
       path,
       message: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${allowed ? `; allowed: ${allowed.join(", ")}` : ""}`,
@@ -138,7 +154,16 @@ function allowedKeysAt(path: readonly PropertyKey[]): string[] | undefined {
   }
   schema = unwrap(schema);
   if (!schema) return undefined;
-  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  let def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  if (def.type === "union") {
+    // An entry that is an object where a union also takes a string (a client key entry).
+    const object = (def.options as AnySchema[]).find(
+      (option) => unwrap(option)?._zod.def.type === "object",
+    );
+    const inner = unwrap(object);
+    if (!inner) return undefined;
+    def = inner._zod.def as unknown as Record<string, unknown> & { type: string };
+  }
   if (def.type === "object") return Object.keys(def.shape as object);
   if (def.type === "record") {
     const keyType = unwrap(def.keyType as AnySchema);

@@ -13,7 +13,13 @@ export const envRefSchema = z
 /** Rung names a budget may be set on; the quota rungs are refused later with rule B5. */
 export const rungNameSchema = z.enum(["subscription", "keyless", "free", "cheap", "premium"]);
 
-/** A client key allowed to call the gateway, optionally limited to some connections. */
+/** Budget window lengths (UTC by default, see `subscriptionLadder.budgetTimeZone`). */
+export const budgetWindowSchema = z.enum(["day", "week", "month"]);
+
+/**
+ * A client key allowed to call the gateway: a bare `env:NAME`, or an entry that names the key
+ * and may limit it to some connections, give it a budget and rate limits, and make it an admin.
+ */
 export const clientKeySchema = z.union([
   envRefSchema,
   z.strictObject({
@@ -23,6 +29,34 @@ export const clientKeySchema = z.union([
     id: z.string().min(1),
     /** Connection ids this key may use; absent = every connection. */
     connections: z.array(z.string().min(1)).optional(),
+    /**
+     * `admin` sees everything (every key's spend, `/metrics`); `client` sees only its own spend
+     * and the connections it may use. Default `client`.
+     */
+    role: z.enum(["admin", "client"]).default("client"),
+    /**
+     * Metered spend of this key over every paid rung, USD per `budgetWindow`; absent = no key
+     * budget (the rungs' budgets still apply), 0 = no paid rung for this key.
+     */
+    budgetUsd: z
+      .number()
+      .min(0, "must be a number of USD ≥ 0 (0 = no paid rung for this key)")
+      .max(9e9, "must be below 9e9 USD")
+      .optional(),
+    /** Window of `budgetUsd`; default `subscriptionLadder.budgetWindow`. */
+    budgetWindow: budgetWindowSchema.optional(),
+    /** Requests of this key in flight at once (a stream counts until it ends); absent = no limit. */
+    maxConcurrent: z
+      .number()
+      .int("must be a whole number of requests")
+      .min(1, "must be at least 1 (remove it for no limit)")
+      .optional(),
+    /** Requests of this key started in any 60 s, per gateway process; absent = no limit. */
+    requestsPerMinute: z
+      .number()
+      .int("must be a whole number of requests")
+      .min(1, "must be at least 1 (remove it for no limit)")
+      .optional(),
   }),
 ]);
 
@@ -72,6 +106,10 @@ export const serverSchema = z.strictObject({
   requestLog: requestLogSchema.prefault({}),
 });
 
+/** Why `storage.journalPath` must be set with `server.port: 0` (driver `redis`). */
+export const JOURNAL_PATH_NEEDED =
+  "is required with server.port 0: the default .planfirst/spend-journal-<port>.db needs a port that stays the same across restarts";
+
 /** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
 export const storageSchema = z.strictObject({
   driver: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
@@ -83,10 +121,12 @@ export const storageSchema = z.strictObject({
   keyPrefix: z.string().min(1).default("planfirst:"),
   /**
    * SQLite file where spend settles wait while Redis is unreachable (driver `redis`), replayed
-   * when it is back; relative to the working directory like `path`. One per process: two
-   * replicas on one machine each need their own. Default `.planfirst/spend-journal.db`.
+   * when it is back; relative to the working directory like `path`. One per process. Default
+   * `.planfirst/spend-journal-<server.port>.db`, so replicas started from one folder on
+   * different ports each have their own and find it again after a restart; required with
+   * `server.port: 0`, whose port changes at every start.
    */
-  journalPath: z.string().min(1).default(".planfirst/spend-journal.db"),
+  journalPath: z.string().min(1).optional(),
 });
 
 /** One plan window's allowance (see `connections[].planAllowances`): dollars or tokens, not both. */
@@ -243,7 +283,7 @@ export const subscriptionLadderSchema = z.strictObject({
   maxStateAgeMs: z.number().int().positive().default(180_000),
   /** USD per budget window per paid rung; 0 disables a rung; absent = unbudgeted. */
   rungBudgetUsd: z.partialRecord(rungNameSchema, z.number()).default({}),
-  budgetWindow: z.enum(["day", "week", "month"]).default("day"),
+  budgetWindow: budgetWindowSchema.default("day"),
   /** IANA time zone the budget window follows (default UTC). */
   budgetTimeZone: z
     .string()
@@ -319,6 +359,17 @@ export const gatewayConfigSchema = z
         });
       }
     });
+    if (
+      config.storage.driver === "redis" &&
+      config.storage.journalPath === undefined &&
+      config.server.port === 0
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["storage", "journalPath"],
+        message: JOURNAL_PATH_NEEDED,
+      });
+    }
     const keyIds = new Set<string>();
     config.server.apiKeys.forEach((key, index) => {
       if (typeof key === "string") return;
@@ -330,6 +381,13 @@ export const gatewayConfigSchema = z
         });
       }
       keyIds.add(key.id);
+      if (key.budgetWindow !== undefined && key.budgetUsd === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["server", "apiKeys", index, "budgetWindow"],
+          message: "is the window of budgetUsd, which this key does not set",
+        });
+      }
       key.connections?.forEach((connectionId, connectionIndex) => {
         if (!seen.has(connectionId)) {
           ctx.addIssue({

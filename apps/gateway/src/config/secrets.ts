@@ -1,5 +1,11 @@
 import { ConfigError, type GatewayProblem } from "../errors";
 import { protocolOfConfig } from "../protocols/registry";
+import {
+  type ClientKeyBudget,
+  type ClientKeyLimits,
+  type ClientRole,
+  keyBudgetScope,
+} from "./client-key-policy";
 import type { ConnectorSpec } from "./connection-spec";
 import type { ConnectionConfig, GatewayConfig } from "./schema";
 
@@ -13,6 +19,12 @@ export interface ResolvedClientKey {
   key: string;
   /** Connection ids the key may use; null = all. */
   connections: ReadonlySet<string> | null;
+  /** `admin` sees everything; `client` (a bare `env:NAME` entry too) only its own. */
+  role: ClientRole;
+  /** The key's budget over every paid rung, its window resolved; null = none. */
+  budget: ClientKeyBudget | null;
+  /** Its concurrency and rate limits; null when it has neither. */
+  limits: ClientKeyLimits | null;
 }
 
 /** Secrets read from the environment once at start. */
@@ -74,13 +86,37 @@ export function resolveSecrets(config: GatewayConfig, env: GatewayEnv): Resolved
       });
       return;
     }
+    if (typeof entry === "string") {
+      clientKeys.push({
+        id: name,
+        key: value,
+        connections: null,
+        role: "client",
+        budget: null,
+        limits: null,
+      });
+      return;
+    }
     clientKeys.push({
-      id: typeof entry === "string" ? name : entry.id,
+      id: entry.id,
       key: value,
-      connections:
-        typeof entry === "string" || entry.connections === undefined
+      connections: entry.connections === undefined ? null : new Set(entry.connections),
+      role: entry.role,
+      budget:
+        entry.budgetUsd === undefined
           ? null
-          : new Set(entry.connections),
+          : {
+              scope: keyBudgetScope(entry.id),
+              budgetUsd: entry.budgetUsd,
+              window: entry.budgetWindow ?? config.subscriptionLadder.budgetWindow,
+            },
+      limits:
+        entry.maxConcurrent === undefined && entry.requestsPerMinute === undefined
+          ? null
+          : {
+              maxConcurrent: entry.maxConcurrent ?? null,
+              requestsPerMinute: entry.requestsPerMinute ?? null,
+            },
     });
   });
   if (problems.length > 0)

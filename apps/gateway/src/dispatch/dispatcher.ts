@@ -27,6 +27,8 @@ import {
   admitOrSkip,
   anyBudgetSpent,
   budgetExhaustedError,
+  keyBudgetBarred,
+  keyBudgetExhaustedError,
   onlyOutcome,
   STORE_DOWN,
   spendStoreUnavailable,
@@ -171,6 +173,18 @@ export function createDispatcher(
       return exhausted(resolution, request, state.attempts);
     }
     if (onlyOutcome(state.attempts, STORE_DOWN)) return spendStoreUnavailable();
+    const keyBudget = request.client.budget;
+    if (keyBudget && keyBudgetBarred(state.attempts)) {
+      const { budgetTimeZone } = deps.config.subscriptionLadder;
+      metrics.countRequest("none", "none", "key_budget_exhausted", now());
+      return keyBudgetExhaustedError(
+        request.client.id,
+        keyBudget,
+        budgetTimeZone,
+        now(),
+        state.attempts,
+      );
+    }
     if (onlyOutcome(state.attempts, "budget_refused")) {
       return budgetExhaustedError(deps.config.subscriptionLadder, now(), state.attempts);
     }

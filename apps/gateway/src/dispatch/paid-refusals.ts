@@ -1,5 +1,6 @@
 import { type BudgetWindow, createWindowKeyer, SpendLedgerError } from "@planfirst/spend-ledger";
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
+import type { ClientKeyBudget } from "../config/client-key-policy";
 import type { GatewayLedger } from "../deps";
 import { type AttemptRecord, GatewayError } from "../errors";
 import type { DispatchTarget } from "../routing/build-pool";
@@ -31,7 +32,7 @@ export function isSpendStoreDown(error: unknown): boolean {
  * failure is rethrown.
  */
 export async function admitOrSkip(
-  ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd">,
+  ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd" | "isScopeExhausted">,
   target: DispatchTarget,
   request: ClientRequest,
 ): Promise<Admission | typeof STORE_DOWN> {
@@ -57,6 +58,23 @@ export function spendStoreUnavailable(cause: unknown = undefined): GatewayError 
     cause,
     retryAfterSec: SPEND_STORE_RETRY_AFTER_SEC,
   });
+}
+
+/** Outcomes of paid targets a budget kept out (the rung's or the client key's). */
+const BUDGET_REFUSALS = new Set(["budget_refused", "key_budget_refused", "unpriced_on_key_budget"]);
+
+/**
+ * True when the client key's budget kept out some paid target and every other attempt was a
+ * budget refusal or only skipped: nothing but paid targets could have served the request, and
+ * the key may not spend on them (`429 key_budget_exhausted`).
+ */
+export function keyBudgetBarred(attempts: readonly AttemptRecord[]): boolean {
+  let barred = false;
+  for (const attempt of attempts) {
+    if (attempt.outcome === "key_budget_refused") barred = true;
+    else if (!BUDGET_REFUSALS.has(attempt.outcome) && !SKIPPED.has(attempt.outcome)) return false;
+  }
+  return barred;
 }
 
 /** True when some attempt ended with `outcome` and every other one was only skipped. */
@@ -108,6 +126,20 @@ export function nextBudgetWindowMs(setting: BudgetWindowSetting, nowMs: number):
   return high * QUARTER_HOUR_MS;
 }
 
+/** Epoch ms at which the budget window containing `nowMs` began: its first quarter hour. */
+export function budgetWindowStartMs(setting: BudgetWindowSetting, nowMs: number): number {
+  const key = createWindowKeyer(setting.budgetWindow, setting.budgetTimeZone);
+  const current = key(nowMs);
+  let low = Math.floor((nowMs - SEARCH_SPAN_MS) / QUARTER_HOUR_MS); // slot in an earlier one
+  let high = Math.floor(nowMs / QUARTER_HOUR_MS); // slot in the current window
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (key(mid * QUARTER_HOUR_MS) === current) high = mid;
+    else low = mid;
+  }
+  return high * QUARTER_HOUR_MS;
+}
+
 /**
  * `429 budget_exhausted`: the paid rungs' budgets cannot admit this request and nothing else
  * could serve it; `Retry-After` is the time to the next budget window, when budgets start over.
@@ -127,6 +159,44 @@ export function budgetExhaustedError(
   return new GatewayError({
     code: "budget_exhausted",
     message: `the paid rungs' ${setting.budgetWindow} budget is spent and no other rung can serve this request; budgets start over at ${details.resets_at}`,
+    details,
+    retryAfterSec,
+  });
+}
+
+/**
+ * `429 key_budget_exhausted` (rule B7): the client key's own budget cannot admit this request and
+ * nothing that costs no money could serve it; `Retry-After` is the time to the end of the key's budget
+ * window. The message names the key by its id, never the key.
+ */
+export function keyBudgetExhaustedError(
+  keyId: string,
+  budget: ClientKeyBudget,
+  timeZone: string,
+  nowMs: number,
+  attempts?: readonly AttemptRecord[],
+): GatewayError {
+  const returnAtMs = nextBudgetWindowMs(
+    { budgetWindow: budget.window, budgetTimeZone: timeZone },
+    nowMs,
+  );
+  const retryAfterSec = retryAfterSeconds(returnAtMs, nowMs);
+  const resetsAt = new Date(returnAtMs).toISOString();
+  const details: Record<string, unknown> = {
+    key: keyId,
+    budget_usd: budget.budgetUsd,
+    budget_window: budget.window,
+    resets_at: resetsAt,
+    retry_after_seconds: retryAfterSec,
+  };
+  if (attempts && attempts.length > 0) details.attempts = attempts;
+  const why =
+    budget.budgetUsd > 0
+      ? `has spent its ${budget.window} budget of $${budget.budgetUsd}`
+      : "has no budget for paid rungs (budgetUsd 0)";
+  return new GatewayError({
+    code: "key_budget_exhausted",
+    message: `client key "${keyId}" ${why}, and no plan, keyless or free rung can serve this request; the key's budget starts over at ${resetsAt}`,
     details,
     retryAfterSec,
   });

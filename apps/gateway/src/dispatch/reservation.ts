@@ -43,10 +43,20 @@ export class ReservationHold {
   }
 }
 
+/**
+ * Why a paid target was skipped before anything was sent: a model without a price where a
+ * budget applies (its spend could not be bounded), the rung's budget, or the client key's.
+ */
+export type AdmissionRefusal =
+  | "unpriced_on_budgeted_rung"
+  | "unpriced_on_key_budget"
+  | "budget_refused"
+  | "key_budget_refused";
+
 /** What reserving for one attempt gave: a hold, or the outcome that skips the target. */
 export type Admission =
   | { readonly hold: ReservationHold; readonly refused: null }
-  | { readonly hold: null; readonly refused: "unpriced_on_budgeted_rung" | "budget_refused" };
+  | { readonly hold: null; readonly refused: AdmissionRefusal };
 
 const NO_HOLD_TOKENS = 0;
 
@@ -77,26 +87,34 @@ export function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
   return scanned;
 }
 
+const UNPRICED_ON_KEY_BUDGET: Admission = { hold: null, refused: "unpriced_on_key_budget" };
+const KEY_BUDGET_REFUSED: Admission = { hold: null, refused: "key_budget_refused" };
+
 /**
  * Reserves the worst-case cost of `request` on `target` before anything is sent (ladder.md §7):
- * free rungs reserve nothing; a paid rung whose model has no price is refused when the rung has a
- * budget (its spend could not be bounded, so it must not bill by surprise) and let through
- * unreserved when it has none; a reservation the ledger refuses skips the target. The body is
- * scanned once per request (see {@link worstCaseScanOf}).
+ * free rungs reserve nothing; a paid rung whose model has no price is refused when the rung or
+ * the client key has a budget (its spend could not be bounded, so it must not bill by surprise)
+ * and let through unreserved when neither has one; a reservation the ledger refuses skips the
+ * target. A key with a budget reserves against it too, before the rung (rule B7); a key whose
+ * budget is spent skips every paid target without a call to the store, as a spent rung is
+ * skipped (B4). The body is scanned once per request (see {@link worstCaseScanOf}).
  */
 export async function admit(
-  ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd">,
+  ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd" | "isScopeExhausted">,
   target: DispatchTarget,
   request: ClientRequest,
 ): Promise<Admission> {
   if (!isPaidRung(target.rung)) return FREE_ADMISSION;
+  const keyBudget = request.client.budget;
   const price = target.group.price;
   if (!price) {
+    if (keyBudget) return UNPRICED_ON_KEY_BUDGET;
     if (ledger.budgetUsd(target.rung) !== undefined) {
       return { hold: null, refused: "unpriced_on_budgeted_rung" };
     }
     return FREE_ADMISSION;
   }
+  if (keyBudget && ledger.isScopeExhausted(keyBudget)) return KEY_BUDGET_REFUSED;
   const estimate = priceWorstCase(worstCaseScanOf(request), price);
   const reserved = await ledger.reserve({
     rung: target.rung,
@@ -104,8 +122,13 @@ export async function admit(
     model: target.model,
     maxCostUsd: microToUsd(estimate.costMicroUsd),
     requestId: request.requestId,
+    scopes: keyBudget ? [keyBudget] : undefined,
   });
-  if ("refused" in reserved) return { hold: null, refused: "budget_refused" };
+  if ("refused" in reserved) {
+    return reserved.scope === undefined
+      ? { hold: null, refused: "budget_refused" }
+      : KEY_BUDGET_REFUSED;
+  }
   return { hold: new ReservationHold(ledger, reserved, estimate.inputTokens), refused: null };
 }
 

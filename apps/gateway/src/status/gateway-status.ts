@@ -2,6 +2,7 @@ import { catalogMeta } from "@planfirst/billing-catalog";
 import type { Cooldown } from "@planfirst/quota-cache";
 import { summarize } from "@planfirst/spend-ledger";
 import { PAID_RUNGS, RUNG_ORDER } from "@planfirst/subscription-ladder";
+import { nextBudgetWindowMs } from "../dispatch/paid-refusals";
 import { explainModel, explainSourceOf } from "../routing/explain-model";
 import type { HistoryBucket } from "./history-store";
 import { type RemainingSample, type WindowPace, windowPace } from "./pace";
@@ -82,6 +83,19 @@ function statusCooldownOf(cooldown: Cooldown): StatusCooldown {
   };
 }
 
+/** A client key's budget over every paid rung, as `/v1/status` reports it. Never the key itself. */
+export interface StatusKeyBudget {
+  /** The key's id. */
+  key: string;
+  window: string;
+  windowKey: string;
+  spentUsd: number;
+  reservedUsd: number;
+  budgetUsd: number;
+  /** When the key's window ends and its budget starts over (ISO-8601). */
+  resetsAt: string;
+}
+
 /**
  * How much of a paid rung's input was read from the provider's prompt cache, over the spend
  * records of the last hour (token counts as the upstreams reported them).
@@ -142,15 +156,28 @@ export interface GatewayStatus {
     rung: string;
     window: string;
     windowKey: string;
+    /**
+     * Every key's settled spend on the rung; for a client key's view (`ofKey` set), that key's
+     * own settled spend only.
+     */
     spentUsd: number;
+    /** Every key's reservations in flight; 0 in a client key's view, which shows settled spend. */
     reservedUsd: number;
     budgetUsd: number | null;
+    /** Null: the spend of every key; a key id: that client key's own spend alone. */
+    ofKey: string | null;
   }[];
+  /**
+   * The budgets of client keys that have one (`server.apiKeys[].budgetUsd`), over every paid
+   * rung: all of them for an admin, the caller's own for a client key.
+   */
+  keyBudgets: StatusKeyBudget[];
   /** Requests served per rung in the last hour (rung `none` = answered with an error). */
   requestsLastHour: Record<string, number>;
   /**
-   * Per paid rung, the share of input read from the prompt cache in the last hour; null when
-   * the spend records could not be read (the store is down).
+   * Per paid rung, the share of input read from the prompt cache in the last hour (a client
+   * key's view: of its own requests); null when the spend records could not be read (the store
+   * is down).
    */
   cacheReadsLastHour: Record<string, StatusCacheReads> | null;
   /** The last served request per routing id (the id the client asked for). */
@@ -247,7 +274,30 @@ export function gatewayStatus(
     spentUsd: deps.ledger.spentUsd(rung),
     reservedUsd: deps.ledger.reservedUsd(rung),
     budgetUsd: deps.ledger.budgetUsd(rung) ?? null,
+    ofKey: null,
   }));
+  const keyBudgets: StatusKeyBudget[] = [];
+  for (const key of deps.secrets.clientKeys) {
+    if (!key.budget) continue;
+    const keyWindow = deps.ledger.currentWindowKey(key.budget.window);
+    keyBudgets.push({
+      key: key.id,
+      window: key.budget.window,
+      windowKey: keyWindow,
+      spentUsd: deps.ledger.spentUsd(key.budget.scope, keyWindow),
+      reservedUsd: deps.ledger.reservedUsd(key.budget.scope, keyWindow),
+      budgetUsd: key.budget.budgetUsd,
+      resetsAt: new Date(
+        nextBudgetWindowMs(
+          {
+            budgetWindow: key.budget.window,
+            budgetTimeZone: deps.config.subscriptionLadder.budgetTimeZone,
+          },
+          nowMs,
+        ),
+      ).toISOString(),
+    });
+  }
   const lastServed: Record<string, StatusServed> = {};
   for (const [modelId, record] of Object.entries(tracker?.lastServed() ?? {})) {
     lastServed[modelId] = servedOf(record);
@@ -258,6 +308,7 @@ export function gatewayStatus(
     rungOrder: [...RUNG_ORDER],
     connections,
     budgets,
+    keyBudgets,
     requestsLastHour: deps.metrics.requestsPerRung(nowMs),
     cacheReadsLastHour: cacheReads,
     lastServed,
@@ -326,16 +377,22 @@ export async function statusSnapshot(
 
 /**
  * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
- * was read from the prompt cache (every paid rung listed, zero when it served nothing). Null
- * when the spend store cannot answer: the page says so rather than failing.
+ * was read from the prompt cache (every paid rung listed, zero when it served nothing); of one
+ * client key's records alone when `clientKeyId` is given. Null when the spend store cannot
+ * answer: the page says so rather than failing.
  */
 export async function cacheReadsLastHour(
-  app: AppContext,
+  app: Pick<AppContext, "deps">,
   nowMs: number,
+  clientKeyId?: string,
 ): Promise<Record<string, StatusCacheReads> | null> {
   let byRung: ReturnType<typeof summarize>["byRung"];
   try {
-    byRung = summarize(await app.deps.ledger.records({ sinceMs: nowMs - 3_600_000 })).byRung;
+    const query =
+      clientKeyId === undefined
+        ? { sinceMs: nowMs - 3_600_000 }
+        : { sinceMs: nowMs - 3_600_000, clientKeyId };
+    byRung = summarize(await app.deps.ledger.records(query)).byRung;
   } catch {
     return null;
   }

@@ -1,14 +1,13 @@
 import type { RequestFilter } from "../observability/request-log/request-filter";
-import type { ClientIdentity } from "../routing/client-identity";
+import { type ClientIdentity, isAdmin } from "../routing/client-identity";
 
 /**
- * True when `client` may read every key's requests, false when only its own. Client keys carry
- * no role yet, so the line is drawn where the rest of the status draws it: a key limited to some
- * connections sees only its own requests; an unlimited key (and the anonymous client of a
- * gateway without keys) sees all of them.
+ * True when `client` may read every key's requests, false when only its own: an admin key (and
+ * the anonymous client of a gateway without keys) sees all of them, a client key its own, as
+ * with its spend on the rest of the status.
  */
 export function seesEveryRequest(client: ClientIdentity): boolean {
-  return client.connections === null;
+  return isAdmin(client);
 }
 
 /**

@@ -42,6 +42,7 @@ export function renderStatusMain(status: GatewayStatus, history: readonly Histor
   return [
     `<p class="meta">Catalog ${escapeHtml(status.catalog.version)}, data date ${escapeHtml(status.catalog.dataDate)}. As of <time datetime="${escapeHtml(status.evaluatedAt)}">${escapeHtml(status.evaluatedAt.replace("T", " ").slice(0, 19))} UTC</time>.</p>`,
     servedSummary(status),
+    keyBudgetsSection(status),
     `<section aria-labelledby="ladder-h"><h2 id="ladder-h">The ladder</h2><ol class="ladder" id="ladder">${status.rungOrder.map((rung, index) => rungSection(status, rung, index, nowMs)).join("")}</ol></section>`,
     historySection(status, history, nowMs),
   ].join("\n");
@@ -148,17 +149,38 @@ function windowBar(connectionId: string, window: StatusWindow, nowMs: number): s
   return `<div class="window" data-window="${escapeHtml(`${connectionId}:${window.windowId}`)}"><div class="wlabel">${escapeHtml(name)}: <b class="pct">${value.toFixed(0)}%</b> remaining</div><div class="bar ${level}" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${value.toFixed(0)}" aria-label="${escapeHtml(`${name}: ${value.toFixed(0)}% remaining`)}"><span style="width:${value.toFixed(1)}%"></span></div><div class="wmeta">${reset}</div>${pace}</div>`;
 }
 
+/** The budgets of client keys (an admin sees every key's, a client key its own). */
+function keyBudgetsSection(status: GatewayStatus): string {
+  if (status.keyBudgets.length === 0) return "";
+  const items = status.keyBudgets
+    .map((budget) => {
+      const label = `key ${budget.key}: spent $${budget.spentUsd.toFixed(4)} of $${budget.budgetUsd.toFixed(2)} this ${budget.window} (${budget.windowKey}), reserved $${budget.reservedUsd.toFixed(4)} apart`;
+      return `<li data-key-budget="${escapeHtml(budget.key)}">${spendBar(label, budget.spentUsd, budget.reservedUsd, budget.budgetUsd)}<p class="muted">${countdown(budget.resetsAt, Date.parse(status.evaluatedAt), "resets in")}</p></li>`;
+    })
+    .join("");
+  return `<section aria-labelledby="keys-h" class="key-budgets"><h2 id="keys-h">Key budgets</h2><ul>${items}</ul></section>`;
+}
+
 function budgetMeter(budget: GatewayStatus["budgets"][number]): string {
   const spent = `$${budget.spentUsd.toFixed(4)}`;
   const reserved = `$${budget.reservedUsd.toFixed(4)}`;
+  // A client key's view carries its own settled spend, never the rung's total.
+  const whose = budget.ofKey === null ? "spent" : `key ${budget.ofKey} spent`;
+  const apart = budget.ofKey === null ? `, reserved ${reserved} apart` : "";
   if (budget.budgetUsd === null) {
-    return `<p class="budget">spent ${spent} this ${escapeHtml(budget.window)} (${escapeHtml(budget.windowKey)}), reserved ${reserved} apart; no budget set</p>`;
+    return `<p class="budget">${escapeHtml(whose)} ${spent} this ${escapeHtml(budget.window)} (${escapeHtml(budget.windowKey)})${apart}; no budget set</p>`;
   }
   const limit = budget.budgetUsd;
-  const spentPct = limit > 0 ? Math.min(100, (budget.spentUsd / limit) * 100) : 100;
-  const reservedPct = limit > 0 ? Math.min(100 - spentPct, (budget.reservedUsd / limit) * 100) : 0;
-  const label = `spent ${spent} of $${limit.toFixed(2)} this ${budget.window} (${budget.windowKey}), reserved ${reserved} apart`;
-  return `<div class="budget"><p>${escapeHtml(label)}</p><div class="bar spend" role="meter" aria-valuemin="0" aria-valuemax="${limit}" aria-valuenow="${budget.spentUsd}" aria-label="${escapeHtml(label)}"><span style="width:${spentPct.toFixed(1)}%"></span><i style="width:${reservedPct.toFixed(1)}%"></i></div></div>`;
+  const of = budget.ofKey === null ? "" : "the rung's ";
+  const label = `${whose} ${spent} of ${of}$${limit.toFixed(2)} this ${budget.window} (${budget.windowKey})${apart}`;
+  return `<div class="budget">${spendBar(label, budget.spentUsd, budget.reservedUsd, limit)}</div>`;
+}
+
+/** A spend meter: `label`, then a bar of spent and reserved against `limit` (USD). */
+function spendBar(label: string, spentUsd: number, reservedUsd: number, limit: number): string {
+  const spentPct = limit > 0 ? Math.min(100, (spentUsd / limit) * 100) : 100;
+  const reservedPct = limit > 0 ? Math.min(100 - spentPct, (reservedUsd / limit) * 100) : 0;
+  return `<p>${escapeHtml(label)}</p><div class="bar spend" role="meter" aria-valuemin="0" aria-valuemax="${limit}" aria-valuenow="${spentUsd}" aria-label="${escapeHtml(label)}"><span style="width:${spentPct.toFixed(1)}%"></span><i style="width:${reservedPct.toFixed(1)}%"></i></div>`;
 }
 
 /** A countdown element the page script keeps ticking (server-rendered text included). */

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { cookieValue, createStatusSessions, STATUS_COOKIE, sessionCookie } from "./status-session";
 
 const keys = [
-  { id: "ops", key: "pf-ops-secret-key-1", connections: null },
-  { id: "ci", key: "pf-ci-secret-key-2", connections: new Set(["plan"]) },
+  { id: "ops", key: "pf-ops-secret-key-1", connections: null, role: "admin" as const },
+  { id: "ci", key: "pf-ci-secret-key-2", connections: new Set(["plan"]), role: "client" as const },
 ];
 
 describe("status page sessions", () => {
@@ -11,7 +11,12 @@ describe("status page sessions", () => {
     const sessions = createStatusSessions(keys);
     const token = sessions.tokenOf("pf-ci-secret-key-2");
     expect(token).not.toContain("pf-ci");
-    expect(sessions.verifyCookie(`a=b; ${STATUS_COOKIE}=${token}`)?.id).toBe("ci");
+    expect(sessions.verifyCookie(`a=b; ${STATUS_COOKIE}=${token}`)).toMatchObject({
+      id: "ci",
+      role: "client",
+    });
+    const ops = sessions.tokenOf("pf-ops-secret-key-1");
+    expect(sessions.verifyCookie(`${STATUS_COOKIE}=${ops}`)?.role).toBe("admin");
     expect(sessions.verifyCookie(`${STATUS_COOKIE}=pf-ci-secret-key-2`)).toBeNull();
     expect(sessions.verifyCookie(`${STATUS_COOKIE}=${sessions.tokenOf("pf-other")}`)).toBeNull();
     expect(sessions.verifyCookie(undefined)).toBeNull();

@@ -1,9 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { ClientRole } from "../config/client-key-policy";
 
-/** Who a session belongs to: the client key's id and the connections it may use (null = all). */
+/**
+ * Who a session belongs to: the client key's id, the connections it may use (null = all) and
+ * its role (what it may see).
+ */
 export interface SessionIdentity {
   id: string;
   connections: ReadonlySet<string> | null;
+  role: ClientRole;
 }
 
 /** Name of the status page's session cookie. */
@@ -27,11 +32,20 @@ export interface StatusSessions {
 
 /** Builds the session tokens of the configured client keys (computed once). */
 export function createStatusSessions(
-  keys: readonly { key: string; id: string; connections: ReadonlySet<string> | null }[],
+  keys: readonly {
+    key: string;
+    id: string;
+    connections: ReadonlySet<string> | null;
+    role: ClientRole;
+  }[],
 ): StatusSessions {
   const entries = keys.map((key) => ({
     token: Buffer.from(tokenOf(key.key), "hex"),
-    identity: { id: key.id, connections: key.connections } satisfies SessionIdentity,
+    identity: {
+      id: key.id,
+      connections: key.connections,
+      role: key.role,
+    } satisfies SessionIdentity,
   }));
   return {
     tokenOf,

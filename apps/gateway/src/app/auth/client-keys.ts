@@ -4,8 +4,17 @@ import type { ClientIdentity } from "../../routing/client-identity";
 
 export type { ClientIdentity };
 
-/** The identity used when the server has no client keys (loopback only). */
-export const ANONYMOUS_CLIENT: ClientIdentity = { id: "anonymous", connections: null };
+/**
+ * The identity used when the server has no client keys (loopback only): whoever can reach a
+ * loopback-only gateway runs it, so it is an admin.
+ */
+export const ANONYMOUS_CLIENT: ClientIdentity = {
+  id: "anonymous",
+  connections: null,
+  role: "admin",
+  budget: null,
+  limits: null,
+};
 
 /**
  * Checks presented keys against the configured ones. Every configured key is compared (digests
@@ -26,7 +35,13 @@ export interface ClientKeyVerifier {
 export function createClientKeyVerifier(keys: readonly ResolvedClientKey[]): ClientKeyVerifier {
   const entries = keys.map((key) => ({
     digest: digest(key.key),
-    identity: { id: key.id, connections: key.connections } satisfies ClientIdentity,
+    identity: {
+      id: key.id,
+      connections: key.connections,
+      role: key.role,
+      budget: key.budget,
+      limits: key.limits,
+    } satisfies ClientIdentity,
   }));
   return {
     open: entries.length === 0,

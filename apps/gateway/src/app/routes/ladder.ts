@@ -1,17 +1,21 @@
 import { Hono } from "hono";
 import { GatewayError } from "../../errors";
+import { isAdmin } from "../../routing/client-identity";
+import { explanationForClient } from "../../routing/explain-for-client";
 import { explainModel, explainSourceOf } from "../../routing/explain-model";
 import { isSessionHash, pickSessionHeaders, sessionKeyOf } from "../../routing/session-key";
+import { keyRungSpendUsd } from "../../status/key-spend";
 import type { AppContext, GatewayEnv } from "../app-context";
 
 /**
  * `GET /v1/ladder?model=ID[&session=HASH]`: `explainModel` for that id against live state, as
- * the caller's key sees it. A session is named the way a request names it (its session headers,
- * hashed for the caller's key) or by `session`, the hash `x-planfirst-session` showed; the
- * explanation then says where that session would go and why.
+ * the caller's key sees it: only the connections it may use, and for a client key its own spend
+ * on each paid rung (see `explanationForClient`). A session is named the way a request names it
+ * (its session headers, hashed for the caller's key) or by `session`, the hash
+ * `x-planfirst-session` showed; the explanation then says where that session would go and why.
  */
 export function ladderRoutes(app: AppContext): Hono<GatewayEnv> {
-  return new Hono<GatewayEnv>().get("/v1/ladder", (c) => {
+  return new Hono<GatewayEnv>().get("/v1/ladder", async (c) => {
     const model = c.req.query("model");
     if (!model) {
       throw new GatewayError({
@@ -36,6 +40,11 @@ export function ladderRoutes(app: AppContext): Hono<GatewayEnv> {
         clientId: c.var.client.id,
         opening: () => null,
       })?.hash;
-    return c.json(explainModel(explainSourceOf(app), model, c.var.client, session));
+    const client = c.var.client;
+    const explanation = explainModel(explainSourceOf(app), model, client, session);
+    if (isAdmin(client)) return c.json(explanation);
+    return c.json(
+      explanationForClient(explanation, client, await keyRungSpendUsd(app.deps, client.id)),
+    );
   });
 }

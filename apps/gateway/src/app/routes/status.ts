@@ -1,6 +1,12 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { statusSnapshot } from "../../status/gateway-status";
+import { isAdmin } from "../../routing/client-identity";
+import {
+  cacheReadsLastHour,
+  type GatewayStatus,
+  statusSnapshot,
+} from "../../status/gateway-status";
+import { keyRungSpendUsd } from "../../status/key-spend";
 import { CHART_SPAN_MS } from "../../status/status-charts";
 import type { StatusFeed, StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
@@ -42,15 +48,22 @@ export function isStatusPath(path: string): boolean {
 export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv> {
   const { sessions, clientOf, requireClient } = createStatusClients(app);
 
-  /** The feed's rendering, or for a key limited to some connections, one of its own view. */
+  /** `status` as `client` sees it: all of it for an admin key, its own spend for a client key. */
+  async function viewOf(status: GatewayStatus, client: ClientIdentity): Promise<GatewayStatus> {
+    if (isAdmin(client)) return status;
+    const [spendUsd, cacheReads] = await Promise.all([
+      keyRungSpendUsd(app.deps, client.id),
+      cacheReadsLastHour(app, Date.parse(status.evaluatedAt), client.id),
+    ]);
+    return statusForClient(status, client, { spendUsd, cacheReads });
+  }
+
+  /** The feed's rendering for an admin key; for a client key, one of its own view. */
   async function htmlFor(push: StatusPush, client: ClientIdentity): Promise<string> {
-    if (client.connections === null) return push.html;
+    if (isAdmin(client)) return push.html;
     const nowMs = Date.parse(push.now);
     const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
-    return renderStatusMain(
-      statusForClient(push.status, client),
-      historyForClient(history, client),
-    );
+    return renderStatusMain(await viewOf(push.status, client), historyForClient(history, client));
   }
 
   return new Hono<GatewayEnv>()
@@ -66,7 +79,7 @@ export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv
       const nowMs = Date.parse(push.now);
       const history = await app.status.history(nowMs - CHART_SPAN_MS - 900_000, nowMs + 1);
       const page = renderStatusPage(
-        statusForClient(push.status, client),
+        await viewOf(push.status, client),
         historyForClient(history, client),
         await requestsTableFor(app, client, c.req.query()),
       );
@@ -93,7 +106,7 @@ export function statusRoutes(app: AppContext, feed: StatusFeed): Hono<GatewayEnv
     })
     .get("/v1/status", async (c) => {
       const client = requireClient(c);
-      return c.json(statusForClient(await statusSnapshot(app, app.status), client));
+      return c.json(await viewOf(await statusSnapshot(app, app.status), client));
     })
     .get("/v1/status/history", async (c) => {
       const client = requireClient(c);
