@@ -76,6 +76,7 @@ const GATEWAY_RANKS = {
   connectors: 45,
   upstream: 42,
   observability: 30,
+  "(redis-client)": 25, // redis-client.ts: the lazy Redis client of the gateway's own small stores
   config: 20, // reads protocol names from the codec registry
   protocols: 15, // wire formats only: the lowest layer but errors.ts
   "(errors)": 10, // errors.ts

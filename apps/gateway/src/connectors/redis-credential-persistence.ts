@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { createLazyRedis } from "../redis-client";
 import {
   type CredentialPersistence,
   parseStoredCredential,
@@ -32,12 +33,7 @@ export function createRedisCredentialPersistence(
   options: RedisCredentialPersistenceOptions,
 ): RedisCredentialPersistence {
   const owned = options.client === undefined;
-  const client =
-    options.client ??
-    new Redis(options.url ?? "redis://127.0.0.1:6379", {
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-    });
+  const client = options.client ?? createLazyRedis(options.url, { maxRetriesPerRequest: 1 }).client;
   const hash = `${options.keyPrefix}credentials`;
   return {
     async read(key) {

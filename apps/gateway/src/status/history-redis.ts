@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { createLazyRedis } from "../redis-client";
 import {
   emptyBucket,
   HISTORY_BUCKET_MS,
@@ -20,17 +20,8 @@ export interface RedisHistoryStoreOptions {
  * Each hash expires with the retention ({@link HISTORY_RETENTION_MS}), so pruning is Redis's job.
  */
 export function createRedisHistoryStore(options: RedisHistoryStoreOptions): StatusHistoryStore {
-  const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const { client, connected } = createLazyRedis(options.url, { maxRetriesPerRequest: 2 });
   const keyOf = (startMs: number) => `${options.keyPrefix}:${startMs}`;
-  let connecting: Promise<void> | undefined;
-  const connected = () => {
-    if (client.status === "ready") return Promise.resolve();
-    connecting ??= client.connect().catch((error: unknown) => {
-      connecting = undefined;
-      throw error;
-    });
-    return connecting;
-  };
   return {
     async add(buckets) {
       if (buckets.length === 0) return;

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { createLazyRedis } from "../../redis-client";
 import { matchesRequestFilter } from "./request-filter";
 import { READ_PAGE, type RequestLogStore, scanPassedSince } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
@@ -25,19 +25,9 @@ type StreamEntry = [id: string, fields: string[]];
  * `maxRecords` entries, which makes the approximate cap exact for readers.
  */
 export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions): RequestLogStore {
-  const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   // A failure reaches the log through the command that failed (it warns once per outage).
-  client.on("error", () => undefined);
+  const { client, connected } = createLazyRedis(options.url, { maxRetriesPerRequest: 2 });
   const { key, maxRecords } = options;
-  let connecting: Promise<void> | undefined;
-  const connected = () => {
-    if (client.status === "ready") return Promise.resolve();
-    connecting ??= client.connect().catch((error: unknown) => {
-      connecting = undefined;
-      throw error;
-    });
-    return connecting;
-  };
   return {
     async append(records) {
       if (records.length === 0) return;
