@@ -4,9 +4,9 @@ import type { CliContext } from "../context";
 import { CliError } from "../errors";
 import { EXIT_CODES } from "../exit-codes";
 import { defaultGatewayUrl, getGatewayJson } from "../gateway-client";
-import { writeErr } from "../output";
 import { parseSeconds } from "../parse-option";
 import { renderRequestLine } from "../render/request-line";
+import { repeatUntilStopped } from "../repeat-until-stopped";
 
 /** Options of `planfirst log`. */
 interface LogOptions {
@@ -110,50 +110,12 @@ async function runLog(context: CliContext, options: LogOptions): Promise<void> {
   for (const record of newest.slice(0, options.limit).reverse()) print(record);
   if (!options.follow) return;
   remember(newest);
-  await follow(context, options, async () => {
+  // A gateway that stops answering is reported on each look, and following goes on.
+  await repeatUntilStopped(context, options.interval, false, async () => {
     const fresh = (await read(FOLLOW_PAGE)).filter((record) => !seen.has(record.requestId));
     fresh.reverse();
     for (const record of fresh) print(record);
     remember(fresh);
   });
-}
-
-/**
- * Looks every `--interval` seconds until SIGINT or SIGTERM, then exits 0. A gateway that stops
- * answering is reported on each look, and following goes on.
- */
-async function follow(
-  context: CliContext,
-  options: LogOptions,
-  look: () => Promise<void>,
-): Promise<void> {
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    stopped = true;
-    clearTimeout(timer);
-    wake?.();
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  try {
-    while (!stopped) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, options.interval * 1000);
-      });
-      if (stopped) break;
-      try {
-        await look();
-      } catch (error) {
-        if (!CliError.isInstance(error)) throw error;
-        writeErr(context, `${context.color.red("error:")} ${error.message}`);
-      }
-    }
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
   context.exitCode = EXIT_CODES.ok;
 }

@@ -1,12 +1,12 @@
 import type { GatewayStatus } from "@planfirst/gateway";
 import type { Command } from "commander";
 import type { CliContext, Colors } from "../context";
-import { CliError } from "../errors";
 import { EXIT_CODES } from "../exit-codes";
 import { defaultGatewayUrl, getGatewayJson } from "../gateway-client";
-import { writeErr, writeJson, writeOut } from "../output";
+import { writeJson, writeOut } from "../output";
 import { parseSeconds } from "../parse-option";
 import { renderStatus } from "../render/status-view";
+import { repeatUntilStopped } from "../repeat-until-stopped";
 
 /** Options of `planfirst status`. */
 interface StatusOptions {
@@ -59,46 +59,21 @@ async function watch(
   url: string,
   fetchStatus: () => Promise<GatewayStatus>,
 ): Promise<void> {
-  let stopped = false;
   let answered = false;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    stopped = true;
-    clearTimeout(timer);
-    wake?.();
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
   const clear = context.io.stdout.isTTY && !options.json;
-  try {
-    while (!stopped) {
-      try {
-        const status = await fetchStatus();
-        answered = true;
-        if (options.json) {
-          context.io.stdout.write(`${JSON.stringify(status)}\n`);
-        } else {
-          const view = statusView(status, { nowMs: context.io.now(), color: context.color, url });
-          writeOut(
-            context,
-            `${clear ? "\u001b[2J\u001b[H" : ""}${view}\n${context.color.dim(`every ${options.interval}s, Ctrl-C to stop`)}`,
-          );
-        }
-      } catch (error) {
-        if (!CliError.isInstance(error)) throw error;
-        writeErr(context, `${context.color.red("error:")} ${error.message}`);
-      }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, options.interval * 1000);
-      });
+  await repeatUntilStopped(context, options.interval, true, async () => {
+    const status = await fetchStatus();
+    answered = true;
+    if (options.json) {
+      context.io.stdout.write(`${JSON.stringify(status)}\n`);
+    } else {
+      const view = statusView(status, { nowMs: context.io.now(), color: context.color, url });
+      writeOut(
+        context,
+        `${clear ? "\u001b[2J\u001b[H" : ""}${view}\n${context.color.dim(`every ${options.interval}s, Ctrl-C to stop`)}`,
+      );
     }
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
+  });
   context.exitCode = answered ? EXIT_CODES.ok : EXIT_CODES.unreachable;
 }
 
