@@ -55,3 +55,40 @@ export class BoundedText {
     return this.text;
   }
 }
+
+/** Which roles of a message list are the system prompt and which are the model's own turns. */
+export interface OpeningRoles {
+  readonly system: ReadonlySet<string>;
+  readonly modelTurn: ReadonlySet<string>;
+}
+
+/**
+ * The opening of a conversation held as a list of `{ role, content }` messages (chat
+ * completions, Messages): the `roles.system` messages before the first user message join
+ * `system`, the first user message's text is read, and a `roles.modelTurn` message anywhere
+ * makes the body a later turn. Null when the list holds no user message. Total.
+ */
+export function openingOfMessages(
+  messages: unknown,
+  system: BoundedText,
+  roles: OpeningRoles,
+  maxChars: number,
+): ConversationOpening | null {
+  let firstUser: BoundedText | null = null;
+  let continued = false;
+  for (const message of Array.isArray(messages) ? messages : []) {
+    if (!isRecord(message) || typeof message.role !== "string") continue;
+    if (roles.modelTurn.has(message.role)) {
+      continued = true;
+      if (firstUser) break;
+    } else if (roles.system.has(message.role) && firstUser === null) {
+      system.addContent(message.content);
+    } else if (message.role === "user" && firstUser === null) {
+      firstUser = new BoundedText(maxChars);
+      firstUser.addContent(message.content);
+      if (continued) break;
+    }
+  }
+  if (firstUser === null) return null;
+  return { system: system.toString(), firstUserMessage: firstUser.toString(), continued };
+}

@@ -1,5 +1,14 @@
-import { BoundedText, type ConversationOpening } from "../conversation-opening";
-import { isRecord } from "../ir/guards";
+import {
+  BoundedText,
+  type ConversationOpening,
+  type OpeningRoles,
+  openingOfMessages,
+} from "../conversation-opening";
+
+const MESSAGES_ROLES: OpeningRoles = {
+  system: new Set(["system"]),
+  modelTurn: new Set(["assistant"]),
+};
 
 /**
  * The opening of a Messages conversation: `system` (a string or text blocks, and any `system`
@@ -13,22 +22,5 @@ export function messagesConversationOpening(
 ): ConversationOpening | null {
   const system = new BoundedText(maxChars);
   system.addContent(body.system);
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  let firstUser: BoundedText | null = null;
-  let continued = false;
-  for (const message of messages) {
-    if (!isRecord(message)) continue;
-    if (message.role === "assistant") {
-      continued = true;
-      if (firstUser) break;
-    } else if (message.role === "system" && firstUser === null) {
-      system.addContent(message.content);
-    } else if (message.role === "user" && firstUser === null) {
-      firstUser = new BoundedText(maxChars);
-      firstUser.addContent(message.content);
-      if (continued) break;
-    }
-  }
-  if (firstUser === null) return null;
-  return { system: system.toString(), firstUserMessage: firstUser.toString(), continued };
+  return openingOfMessages(body.messages, system, MESSAGES_ROLES, maxChars);
 }
