@@ -2,6 +2,7 @@ import { GatewayError } from "../errors";
 import type { ClientStreamSource, GatewayReply } from "../http/reply";
 import type { ClientIdentity, ClientKeyLimits } from "../routing/client-identity";
 import type { Dispatcher } from "./types";
+import { wrapDispatch } from "./wrap-dispatch";
 
 /** The span `requestsPerMinute` counts over, in ms. */
 export const RATE_WINDOW_MS = 60_000;
@@ -100,31 +101,24 @@ export function createKeyLimiter(now: () => number): KeyLimiter {
  * which is not counted.
  */
 export function limitClientKeys(dispatcher: Dispatcher, limiter: KeyLimiter): Dispatcher {
-  return {
-    table: dispatcher.table,
-    ladderOptions: dispatcher.ladderOptions,
-    live: dispatcher.live,
-    slots: dispatcher.slots,
-    waiting: dispatcher.waiting,
-    dispatch(request) {
-      const limits = request.client.limits;
-      // A count of tokens bills nothing and answers at once: it is not one of the key's requests.
-      if (!limits || request.unbilled) return dispatcher.dispatch(request);
-      let giveBack: () => void;
-      try {
-        giveBack = limiter.admit(request.client, limits);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return dispatcher.dispatch(request).then(
-        (reply) => holdUntilEnd(reply, giveBack),
-        (error: unknown) => {
-          giveBack();
-          throw error;
-        },
-      );
-    },
-  };
+  return wrapDispatch(dispatcher, (request) => {
+    const limits = request.client.limits;
+    // A count of tokens bills nothing and answers at once: it is not one of the key's requests.
+    if (!limits || request.unbilled) return dispatcher.dispatch(request);
+    let giveBack: () => void;
+    try {
+      giveBack = limiter.admit(request.client, limits);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return dispatcher.dispatch(request).then(
+      (reply) => holdUntilEnd(reply, giveBack),
+      (error: unknown) => {
+        giveBack();
+        throw error;
+      },
+    );
+  });
 }
 
 /** `reply`, whose end calls `giveBack`: a whole answer now, a stream once it ends or is cancelled. */

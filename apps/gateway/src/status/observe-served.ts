@@ -1,4 +1,5 @@
 import type { Dispatcher } from "../dispatch/dispatcher";
+import { wrapDispatch } from "../dispatch/wrap-dispatch";
 import type { StatusTracker } from "./status-tracker";
 
 /**
@@ -11,25 +12,18 @@ export function observeServed(
   tracker: Pick<StatusTracker, "served">,
   now: () => number,
 ): Dispatcher {
-  return {
-    table: dispatcher.table,
-    ladderOptions: dispatcher.ladderOptions,
-    live: dispatcher.live,
-    slots: dispatcher.slots,
-    waiting: dispatcher.waiting,
-    async dispatch(request) {
-      const reply = await dispatcher.dispatch(request);
-      const rung = reply.headers["x-planfirst-rung"];
-      if (rung) {
-        tracker.served({
-          modelId: request.modelId,
-          rung,
-          connection: reply.headers["x-planfirst-connection"] ?? "unknown",
-          model: reply.headers["x-planfirst-model"] ?? "unknown",
-          atMs: now(),
-        });
-      }
-      return reply;
-    },
-  };
+  return wrapDispatch(dispatcher, async (request) => {
+    const reply = await dispatcher.dispatch(request);
+    const rung = reply.headers["x-planfirst-rung"];
+    if (rung) {
+      tracker.served({
+        modelId: request.modelId,
+        rung,
+        connection: reply.headers["x-planfirst-connection"] ?? "unknown",
+        model: reply.headers["x-planfirst-model"] ?? "unknown",
+        atMs: now(),
+      });
+    }
+    return reply;
+  });
 }
