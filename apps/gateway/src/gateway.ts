@@ -38,8 +38,8 @@ import { createLogger } from "./observability/logger";
 import { createMetrics } from "./observability/metrics";
 import { createRequestLog } from "./observability/request-log/request-log";
 import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
-import { statusLevels } from "./status/gateway-status";
 import { historyStoreFor } from "./status/history-store-for";
+import { statusLevels } from "./status/status-levels";
 import { createStatusTracker } from "./status/status-tracker";
 import { createUpstreamClient } from "./upstream";
 
