@@ -1,45 +1,36 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { isDeepStrictEqual } from "node:util";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   createCooldownBook,
-  createMemoryQuotaStore,
   createRefreshScheduler,
-  type QuotaStore,
   type RefreshOutcome,
 } from "@planfirst/quota-cache";
-import { createRedisQuotaStore } from "@planfirst/quota-cache/redis";
-import { createSqliteQuotaStore } from "@planfirst/quota-cache/sqlite";
-import { createMemorySpendStore, type SpendStore } from "@planfirst/spend-ledger";
-import { createRedisSpendStore } from "@planfirst/spend-ledger/redis";
-import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { AppContext, GatewayEnv } from "./app/app-context";
-import { openSpendStore } from "./app/open-spend-store";
+import { createStores } from "./app/create-stores";
 import { registerStateGauges } from "./app/state-gauges";
 import { keylessListenProblem } from "./config/listen-address";
 import { parseConfigText, readConfigText } from "./config/load-config";
-import type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
+import { connectionChanges, type ReloadOutcome, whatFailed } from "./config/reload-outcome";
 import { restartOnlyChanges } from "./config/restart-only";
 import type { GatewayConfig } from "./config/schema";
 import type { GatewayEnv as SecretEnv } from "./config/secrets";
-import { spendJournalPath } from "./config/storage-paths";
 import { watchConfigFile } from "./config/watch-config-file";
 import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
 import { ConnectionSlots } from "./dispatch/connection-slots";
 import { createKeyLimiter } from "./dispatch/key-limits";
-import { ConfigError, type GatewayProblem } from "./errors";
+import type { GatewayProblem } from "./errors";
 import { buildGeneration, type Generation, type SharedParts } from "./generation";
 import type { NodeListener } from "./http/node-listener";
 import { createLogger } from "./observability/logger";
 import { createMetrics } from "./observability/metrics";
 import { createRequestLog } from "./observability/request-log/request-log";
 import { requestLogStoreFor } from "./observability/request-log/request-log-store-for";
-import { statusLevels } from "./status/gateway-status";
 import { historyStoreFor } from "./status/history-store-for";
+import { statusLevels } from "./status/status-levels";
 import { createStatusTracker } from "./status/status-tracker";
 import { createUpstreamClient } from "./upstream";
 
@@ -373,68 +364,5 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
         credentialStore.close(),
       ]);
     },
-  };
-}
-
-/**
- * The headline and problems of a failed reload: a `ConfigError`'s first line (its problems are
- * listed apart), or any other error's message as the one problem, so a reload never rejects.
- */
-function whatFailed(error: unknown): [message: string, problems: GatewayProblem[]] {
-  if (ConfigError.isInstance(error)) {
-    return [error.message.split("\n", 1)[0] ?? error.message, error.problems];
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return ["the configuration could not be applied", [{ path: "", message }]];
-}
-
-/** Connections the next config adds, removes or changes (any field), each in config order. */
-function connectionChanges(running: GatewayConfig, next: GatewayConfig): ConnectionChanges {
-  const before = new Map(running.connections.map((connection) => [connection.id, connection]));
-  const after = new Set(next.connections.map((connection) => connection.id));
-  const changes: ConnectionChanges = { added: [], removed: [], changed: [] };
-  for (const connection of next.connections) {
-    const was = before.get(connection.id);
-    if (!was) changes.added.push(connection.id);
-    else if (!isDeepStrictEqual(was, connection)) changes.changed.push(connection.id);
-  }
-  for (const id of before.keys()) if (!after.has(id)) changes.removed.push(id);
-  return changes;
-}
-
-function createStores(
-  config: GatewayConfig,
-  port: number,
-  logger: { warn(obj: unknown, msg?: string): void },
-): { quota: QuotaStore; spend: SpendStore & { close?(): Promise<void> | void } } {
-  const { storage } = config;
-  if (storage.driver === "memory") {
-    return { quota: createMemoryQuotaStore(), spend: createMemorySpendStore() };
-  }
-  if (storage.driver === "redis") {
-    const journalPath = spendJournalPath(storage, port);
-    return {
-      quota: createRedisQuotaStore({
-        url: storage.url,
-        keyPrefix: `${storage.keyPrefix}quota`,
-        logger,
-      }),
-      spend: openSpendStore("storage.journalPath", journalPath, () => {
-        mkdirSync(dirname(journalPath), { recursive: true });
-        return createRedisSpendStore({
-          url: storage.url,
-          keyPrefix: `${storage.keyPrefix}spend`,
-          journalPath,
-          logger,
-        });
-      }),
-    };
-  }
-  mkdirSync(dirname(storage.path), { recursive: true });
-  return {
-    quota: createSqliteQuotaStore({ path: storage.path, logger }),
-    spend: openSpendStore("storage.path", storage.path, () =>
-      createSqliteSpendStore({ path: storage.path }),
-    ),
   };
 }

@@ -7,18 +7,16 @@ export {
 } from "./app/auth/client-keys";
 export { type ConfigFinding, checkConfig } from "./app/check-config";
 export { buildGatewayApp, createApp, type GatewayApp } from "./app/create-app";
+export type { ClientKeyConfig } from "./config/client-key-schema";
+export type { ConnectionConfig } from "./config/connection-schema";
 export { configJsonSchema, configJsonSchemaText } from "./config/json-schema";
 export { formatPath, loadConfigFile, parseConfig } from "./config/load-config";
 export type { ConnectionChanges, ReloadOutcome } from "./config/reload-outcome";
 export { RESTART_ONLY_SETTINGS } from "./config/restart-only";
 export {
-  type ClientKeyConfig,
-  type ConnectionConfig,
   type GatewayConfig,
   type GatewayConfigInput,
   gatewayConfigSchema,
-  type RequestLogConfig,
-  type SubscriptionLadderConfig,
 } from "./config/schema";
 export {
   type GatewayEnv as SecretEnv,
@@ -26,6 +24,8 @@ export {
   type ResolvedSecrets,
   resolveSecrets,
 } from "./config/secrets";
+export type { RequestLogConfig } from "./config/server-schema";
+export type { SubscriptionLadderConfig } from "./config/subscription-ladder-schema";
 export {
   type ConnectorDeps,
   ConnectorError,

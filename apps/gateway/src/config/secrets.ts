@@ -6,8 +6,9 @@ import {
   type ClientRole,
   keyBudgetScope,
 } from "./client-key-policy";
+import type { ConnectionConfig } from "./connection-schema";
 import type { ConnectorSpec } from "./connection-spec";
-import type { ConnectionConfig, GatewayConfig } from "./schema";
+import type { GatewayConfig } from "./schema";
 
 /** Environment variables the gateway reads secrets from (`process.env` shape). */
 export type GatewayEnv = Readonly<Record<string, string | undefined>>;

@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors";
-import { type GatewayConfig, JOURNAL_PATH_NEEDED } from "./schema";
+import type { GatewayConfig } from "./schema";
+import { JOURNAL_PATH_NEEDED } from "./storage-schema";
 
 /**
  * The spend journal file of a gateway process on `port` (driver `redis`): `storage.journalPath`,

@@ -1,5 +1,5 @@
 import { isPaidRung } from "@planfirst/subscription-ladder";
-import type { SubscriptionLadderConfig } from "../config/schema";
+import type { SubscriptionLadderConfig } from "../config/subscription-ladder-schema";
 import type { GatewayDeps } from "../deps";
 import { GatewayError } from "../errors";
 import type { GatewayReply } from "../http/reply";

@@ -19,7 +19,8 @@ import {
   rungIndex,
 } from "@planfirst/subscription-ladder";
 import { createTierResolver, type TierResolver } from "@planfirst/tier-resolver";
-import type { ConnectionConfig, GatewayConfig } from "../config/schema";
+import type { ConnectionConfig } from "../config/connection-schema";
+import type { GatewayConfig } from "../config/schema";
 import type { ResolvedSecrets } from "../config/secrets";
 
 /** A configured connection with what start-up learned about it. */

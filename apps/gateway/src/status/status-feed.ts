@@ -1,6 +1,7 @@
-import { type GatewayStatus, statusSnapshot } from "./gateway-status";
+import type { GatewayStatus } from "./gateway-status";
 import { CHART_SPAN_MS } from "./status-charts";
 import { renderStatusMain } from "./status-page";
+import { statusSnapshot } from "./status-snapshot";
 import type { StatusSource } from "./status-source";
 import type { StatusTracker } from "./status-tracker";
 

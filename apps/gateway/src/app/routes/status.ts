@@ -1,17 +1,15 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { isAdmin } from "../../routing/client-identity";
-import {
-  cacheReadsLastHour,
-  type GatewayStatus,
-  statusSnapshot,
-} from "../../status/gateway-status";
+import { cacheReadsLastHour } from "../../status/cache-reads";
+import type { GatewayStatus } from "../../status/gateway-status";
 import { keyRungSpendUsd } from "../../status/key-spend";
 import { CHART_SPAN_MS } from "../../status/status-charts";
 import type { StatusFeed, StatusPush } from "../../status/status-feed";
 import { historyForClient, statusForClient } from "../../status/status-for-client";
 import { renderLoginPage, renderStatusMain, renderStatusPage } from "../../status/status-page";
 import { clearedSessionCookie, sessionCookie } from "../../status/status-session";
+import { statusSnapshot } from "../../status/status-snapshot";
 import type { AppContext, GatewayEnv } from "../app-context";
 import type { ClientIdentity } from "../auth/client-keys";
 import { createStatusClients } from "../auth/status-client";

@@ -1,0 +1,24 @@
+import { z } from "zod";
+
+/** Why `storage.journalPath` must be set with `server.port: 0` (driver `redis`). */
+export const JOURNAL_PATH_NEEDED =
+  "is required with server.port 0: the default .planfirst/spend-journal-<port>.db needs a port that stays the same across restarts";
+
+/** Storage section: one store choice shared by quota state, cooldowns and the spend ledger. */
+export const storageSchema = z.strictObject({
+  driver: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
+  /** SQLite file, relative to the working directory. */
+  path: z.string().min(1).default(".planfirst/state.db"),
+  /** Redis URL (driver `redis`). */
+  url: z.string().min(1).optional(),
+  /** Prefix of every Redis key, so several deployments can share one Redis. */
+  keyPrefix: z.string().min(1).default("planfirst:"),
+  /**
+   * SQLite file where spend settles wait while Redis is unreachable (driver `redis`), replayed
+   * when it is back; relative to the working directory like `path`. One per process. Default
+   * `.planfirst/spend-journal-<server.port>.db`, so replicas started from one folder on
+   * different ports each have their own and find it again after a restart; required with
+   * `server.port: 0`, whose port changes at every start.
+   */
+  journalPath: z.string().min(1).optional(),
+});
