@@ -117,7 +117,7 @@ function workspacePackages() {
         const file = fromBuilt(pkgDir, target);
         if (file) entries.add(file);
       }
-      found.push({ name, dir: pkgDir, subpaths, entries });
+      found.push({ name, subpaths, entries });
     }
   }
   return found;
@@ -166,8 +166,8 @@ function isReference(node) {
 }
 
 /**
- * One file read: `exports` (name → its line), `uses` ([specifier, names or ALL]) and `referenced`
- * (the identifiers it refers to, to tell an export it uses itself from dead code).
+ * One file read: `exports` (name → its line and local name), `uses` ([specifier, names or ALL])
+ * and `referenced` (the identifiers it refers to, to tell an export it uses itself from dead code).
  */
 function readFile(file) {
   const source = ts.createSourceFile(
