@@ -5,12 +5,12 @@ import { CliError } from "./errors";
 import { loadGateway } from "./gateway-module";
 
 /** The config file looked for in the working directory when `--config` is not given. */
-export const DEFAULT_CONFIG_FILE = "planfirst.yaml";
+const DEFAULT_CONFIG_FILE = "planfirst.yaml";
 /** The committed example config, used when there is neither `--config` nor `planfirst.yaml`. */
-export const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
+const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
 
 /** Which config file a command reads and why. */
-export interface ConfigLocation {
+interface ConfigLocation {
   /** Absolute path. */
   path: string;
   /** As the operator would write it (the `--config` value, or the default file name). */
@@ -45,7 +45,7 @@ export function locateConfig(option: string | undefined, cwd: string): ConfigLoc
 }
 
 /** One problem of a config file: its path in the document and what is wrong. */
-export interface ConfigProblem {
+interface ConfigProblem {
   path: string;
   message: string;
 }

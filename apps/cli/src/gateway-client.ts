@@ -1,7 +1,7 @@
 import { CliError } from "./errors";
 
 /** Where a running gateway is and how to authenticate to it. */
-export interface GatewayTarget {
+interface GatewayTarget {
   /** Base URL, e.g. `http://127.0.0.1:4141` (a trailing slash is ignored). */
   url: string;
   /** Client key sent as `Authorization: Bearer`; never printed. */

@@ -4,7 +4,7 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import { CliError } from "./errors";
 
 /** A JSON or YAML file read and parsed; `problem` is set (and `value` undefined) when it did not parse. */
-export interface ParsedDocument {
+interface ParsedDocument {
   /** Absolute path of the file. */
   path: string;
   value: unknown;

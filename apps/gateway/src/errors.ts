@@ -64,7 +64,7 @@ export type GatewayErrorCode =
   | "config_reload_refused";
 
 /** What a {@link GatewayError} is built from: its code, message, cause and fields. */
-export interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {
+interface GatewayErrorInit<Code extends GatewayErrorCode = GatewayErrorCode> {
   code: Code;
   /** Shown to the client as is: never a credential. */
   message: string;
@@ -127,7 +127,7 @@ export class GatewayError extends Error {
 const CONFIG_MARKER = Symbol.for("planfirst.error.ConfigError");
 
 /** What a {@link ConfigError} is built from. */
-export interface ConfigErrorInit {
+interface ConfigErrorInit {
   code: "invalid_config";
   /** The headline; each problem is listed on its own line after it. */
   message: string;

@@ -68,7 +68,7 @@ export interface QuotaStore {
 const NO_RECORDS: readonly QuotaStoreRecord[] = Object.freeze([]);
 
 /** The in-memory mirror every store reads from. Internal to the package. */
-export interface RecordMirror {
+interface RecordMirror {
   list(bucket: QuotaStoreBucket, connectionId: string): readonly QuotaStoreRecord[];
   connectionIds(bucket: QuotaStoreBucket): readonly string[];
   all(bucket: QuotaStoreBucket): QuotaStoreRecord[];
@@ -132,7 +132,7 @@ export function toStoreRecord(
 }
 
 /** Per-process leases (memory and SQLite stores, and Redis while it is unreachable). */
-export interface LocalLeases {
+interface LocalLeases {
   acquire(name: string, holder: string, ttlMs: number, nowMs: number): boolean;
   release(name: string, holder: string): void;
 }

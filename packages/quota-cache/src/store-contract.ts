@@ -5,7 +5,7 @@ import type { QuotaWindow } from "./quota-state";
 import type { QuotaStore } from "./quota-store";
 
 /** How the contract suite obtains stores of one kind. */
-export interface QuotaStoreContractSubject {
+interface QuotaStoreContractSubject {
   /** A fresh, empty store. */
   create(): Promise<QuotaStore>;
   /** A new store over the same data as `store` after it was closed (a restart). */

@@ -7,7 +7,7 @@ import type { QuotaWindow } from "./quota-state";
  * the next reading of that window; an `unnamed` mark (a 429 that named no window) is replaced by
  * any newer reading in its scope.
  */
-export type WindowOrigin = "reading" | "named-mark" | "unnamed-mark";
+type WindowOrigin = "reading" | "named-mark" | "unnamed-mark";
 
 /** What the cache stores per (connection, window, scope). */
 export interface WindowRecord {

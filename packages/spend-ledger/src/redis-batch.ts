@@ -20,7 +20,7 @@ export interface BatchOperation {
 }
 
 /** Most operations one script call carries; a longer queue goes in several calls. */
-export const MAX_BATCH_OPERATIONS = 256;
+const MAX_BATCH_OPERATIONS = 256;
 
 /**
  * Script calls a queue keeps unanswered before an urgent operation waits for one of them to
@@ -34,7 +34,7 @@ export const MAX_BATCH_OPERATIONS = 256;
 export const MAX_CALLS_IN_FLIGHT = 2;
 
 /** Operations waiting for their window's next script call, by window. */
-export interface BatchQueue<W> {
+interface BatchQueue<W> {
   /**
    * Queues `operation` for window `window`; an urgent one (a reserve, which a request waits for)
    * is sent at the end of this turn, or, while {@link MAX_CALLS_IN_FLIGHT} calls are

@@ -10,7 +10,7 @@ export interface OwnerLock {
 }
 
 /** Path of the lock file that guards the spend store in `databasePath`. */
-export function ownerLockPath(databasePath: string): string {
+function ownerLockPath(databasePath: string): string {
   return `${databasePath}.spend-lock`;
 }
 

@@ -11,7 +11,7 @@ import type { SpendRecord } from "./spend-record";
  * kept every reservation ever made in `spend_reservation` with a state and a partial index,
  * three B-tree writes per reserve and two more per settle, and a table that only grew.
  */
-export const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 2;
 
 const tables = `
 CREATE TABLE IF NOT EXISTS spend_meta (

@@ -21,7 +21,7 @@ export interface WindowState {
  * rule every store applies to them (B6: admitted only while spent + reserved + amount ≤ budget).
  * The memory store keeps only this; the SQLite store keeps it in front of its durable batches.
  */
-export interface WindowBook {
+interface WindowBook {
   /** The window's state, created empty on first use. */
   state(rung: string, windowKey: string): WindowState;
   /** The window's state, or undefined when the book has never seen it. */

@@ -155,7 +155,7 @@ function tierRungIndex(ctx: LadderContext, candidate: LadderCandidate): number {
  * E3: the connection's overage as routing uses it. Without an evidence resolver (or for a
  * candidate with no connection id) it is the catalog or operator value.
  */
-export function effectiveOverageOf(
+function effectiveOverageOf(
   ctx: LadderContext,
   billing: ConnectionBillingVerdict,
   connectionId: string | null,
@@ -166,7 +166,7 @@ export function effectiveOverageOf(
 }
 
 /** Quota outcomes that mean "no fresh reading" for P1: Q1, S2, Q3, Q4 and Q5. */
-export function isProbeableOutcome(outcome: QuotaOutcome): boolean {
+function isProbeableOutcome(outcome: QuotaOutcome): boolean {
   return (
     outcome === QuotaOutcome.NoState ||
     outcome === QuotaOutcome.ResetPassed ||

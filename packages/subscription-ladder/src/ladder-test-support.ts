@@ -54,7 +54,7 @@ export function reading(fields: Partial<QuotaState> = {}): QuotaState {
 }
 
 /** In-memory world the resolvers read from. */
-export interface TestWorld {
+interface TestWorld {
   authTypes?: Record<string, string | null>;
   states?: Record<string, QuotaState | undefined>;
   tiers?: Record<string, EconomicTier>;

@@ -37,7 +37,7 @@ interface Operation {
 }
 
 /** Options of {@link createCodeAssistAccount}. */
-export interface CodeAssistAccountOptions {
+interface CodeAssistAccountOptions {
   /** False for a login that never set Code Assist up; default true. */
   setUp?: boolean;
   /** The project the account has (or gets from onboarding). */

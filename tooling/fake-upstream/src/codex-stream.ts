@@ -10,7 +10,7 @@ export interface CodexToolCall {
 }
 
 /** What one answer of the fake Codex backend holds. */
-export interface CodexStreamOptions {
+interface CodexStreamOptions {
   model: string;
   /** The request's `tools`: a call goes only to a tool the request declared. */
   tools: unknown;
@@ -22,7 +22,7 @@ export interface CodexStreamOptions {
 }
 
 /** The frames of one Codex answer, in three parts so a quota event or a cut can go between. */
-export interface CodexStreamFrames {
+interface CodexStreamFrames {
   /** The `response.created` frame. */
   created: string;
   /** The output item's frames: added, deltas, dones, item done. */

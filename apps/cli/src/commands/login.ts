@@ -12,10 +12,10 @@ import { loadGateway } from "../gateway-module";
 import { writeOut } from "../output";
 
 /** The official clients whose saved logins `planfirst login import` reads. */
-export const LOGIN_SOURCES = ["codex", "claude", "copilot", "gemini"] as const;
+const LOGIN_SOURCES = ["codex", "claude", "copilot", "gemini"] as const;
 
 /** One of {@link LOGIN_SOURCES}. */
-export type LoginSource = (typeof LOGIN_SOURCES)[number];
+type LoginSource = (typeof LOGIN_SOURCES)[number];
 
 /** Options of `planfirst login import`. */
 interface LoginImportOptions {

@@ -89,7 +89,7 @@ function statusView(
  * connection and model that last served each routing id, and the pace of each plan window
  * (burn over the last hour against its reset). A gateway too old to report them adds nothing.
  */
-export function paceAndServedLines(status: GatewayStatus, color: Colors): string[] {
+function paceAndServedLines(status: GatewayStatus, color: Colors): string[] {
   const lines: string[] = [];
   const served = Object.entries(status.lastServed ?? {}).sort(([a], [b]) => a.localeCompare(b));
   if (served.length > 0) {

@@ -5,7 +5,7 @@
  */
 
 /** Result of a guard: the fields it keeps, or why the line was rejected. */
-export type Guarded<T> = { ok: true; value: T } | { ok: false; reason: string };
+type Guarded<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +26,7 @@ function optionalCount(value: unknown): number | false {
 const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /** The usage of one Claude Code `assistant` line. */
-export interface ClaudeUsageLine {
+interface ClaudeUsageLine {
   timestamp: string;
   messageId: string | undefined;
   model: string;
@@ -69,7 +69,7 @@ export function guardClaudeAssistantLine(line: Json): Guarded<ClaudeUsageLine> {
 }
 
 /** One Codex usage object (`last_token_usage`). */
-export interface CodexUsage {
+interface CodexUsage {
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
@@ -77,7 +77,7 @@ export interface CodexUsage {
 }
 
 /** One Codex rate-limit window (`rate_limits.primary` / `secondary`). */
-export interface CodexWindow {
+interface CodexWindow {
   usedPercent: number;
   windowMinutes: number;
   /** Epoch seconds, as Codex writes it. */
@@ -85,7 +85,7 @@ export interface CodexWindow {
 }
 
 /** The usage fields of a Codex `event_msg` / `token_count` line. */
-export interface CodexTokenCountLine {
+interface CodexTokenCountLine {
   timestamp: string;
   /** Null when the event carried no usage (Codex sends rate limits alone too). */
   last: CodexUsage | null;
@@ -175,7 +175,7 @@ export function guardCodexTurnContextLine(line: Json): Guarded<string> {
 }
 
 /** One request of a generic trace. */
-export interface GenericRow {
+interface GenericRow {
   /** Epoch milliseconds. */
   timeMs: number;
   model: string;

@@ -1,6 +1,6 @@
 import type { GatewayConfig, RoutingTable } from "@planfirst/gateway";
 import { costOf } from "@planfirst/spend-ledger";
-import type { LadderRung, RungBudgetUsd } from "@planfirst/subscription-ladder";
+import type { RungBudgetUsd } from "@planfirst/subscription-ladder";
 import { type Calibration, calibrateAllowances } from "./calibrate";
 import { createMeteredPriceLookup } from "./metered-price";
 import { PLAN_WINDOWS_BY_PROVIDER, type PlanAllowance } from "./plan-allowance";
@@ -193,6 +193,3 @@ export function totalSpendMicroUsd(replay: IdReplay): number {
 export function totalServed(replay: IdReplay): number {
   return (Object.values(replay.servedByRung) as number[]).reduce((a, b) => a + b, 0);
 }
-
-/** Rungs in ladder order, for tables and the chart. */
-export type { LadderRung };

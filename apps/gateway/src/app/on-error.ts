@@ -6,7 +6,7 @@ import { type ClientProtocolName, clientWireOf, type IrStreamError } from "../pr
 import { packageErrorToGateway, unknownError } from "./package-errors";
 
 /** The HTTP answer of one error code: its status and the `type` in the error body. */
-export interface ErrorHttp {
+interface ErrorHttp {
   readonly status: number;
   /** `invalid_request_error`, `rate_limit_error`, `api_error`, … */
   readonly type: string;

@@ -2,7 +2,7 @@ import { GatewayError } from "../errors";
 import { type ClientProtocolName, clientWireOf } from "../protocols";
 
 /** Deepest nesting of arrays and objects a client body may have. */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 
 /**
  * Validates a client completion body of `protocol` before anything else reads it: nesting no

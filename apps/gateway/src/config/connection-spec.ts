@@ -5,7 +5,7 @@ import { PROTOCOL_NAMES } from "../protocols/registry";
  * A refreshable credential with its `env:` references already resolved. `login` names a login
  * stored by `planfirst login import`; the other values seed it when nothing is stored yet.
  */
-export const refreshableCredentialSpecSchema = z.object({
+const refreshableCredentialSpecSchema = z.object({
   login: z.string().min(1).optional(),
   refreshToken: z.string().min(1).optional(),
   accessToken: z.string().min(1).optional(),
@@ -26,7 +26,7 @@ export type RefreshableCredentialSpec = z.infer<typeof refreshableCredentialSpec
  * What a connector needs of one configured connection, secrets resolved. `credential` is the
  * static secret (an `env:` value), a refreshable credential, or absent for a keyless server.
  */
-export const connectorSpecSchema = z.object({
+const connectorSpecSchema = z.object({
   id: z.string().min(1),
   provider: z.string().min(1),
   authType: z.string().min(1),

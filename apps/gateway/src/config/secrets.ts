@@ -134,7 +134,7 @@ type ResolvedCredential = ConnectorSpec["credential"];
  * login counts too, because the operator wrote it and a login missing a piece fails later and
  * less clearly.
  */
-export function resolveCredential(
+function resolveCredential(
   connection: ConnectionConfig,
   env: GatewayEnv,
 ): { ok: true; value: ResolvedCredential } | { ok: false; missing: string } {
@@ -167,7 +167,7 @@ export function resolveCredential(
 }
 
 /** The connector's view of a connection: ids, wire, URLs, headers and the resolved credential. */
-export function connectorSpecOf(
+function connectorSpecOf(
   connection: ConnectionConfig,
   credential: ResolvedCredential,
 ): ConnectorSpec {

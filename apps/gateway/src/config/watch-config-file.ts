@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 
 /** Options of {@link watchConfigFile}. */
-export interface WatchConfigFileOptions {
+interface WatchConfigFileOptions {
   /** Quiet time after the last change before `onChange` is called, ms. Default 250. */
   debounceMs?: number;
   /** The watch itself failed (its folder was removed, say); the watch has stopped. */

@@ -9,7 +9,7 @@ import {
 } from "./credential-source";
 
 /** Persistence key of a connection's refreshable credential: its login, else its own id. */
-export function credentialKey(spec: ConnectorSpec): string {
+function credentialKey(spec: ConnectorSpec): string {
   const credential = spec.credential;
   if (typeof credential === "object" && credential.login) return `login:${credential.login}`;
   return `connection:${spec.id}`;

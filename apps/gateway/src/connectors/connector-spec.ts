@@ -1,12 +1,7 @@
 import type { CredentialPersistence } from "./credential-persistence";
 
 // A connection with its secrets resolved is the config's own notion; connectors take it as is.
-export {
-  type ConnectorSpec,
-  connectorSpecSchema,
-  type RefreshableCredentialSpec,
-  refreshableCredentialSpecSchema,
-} from "../config/connection-spec";
+export type { ConnectorSpec, RefreshableCredentialSpec } from "../config/connection-spec";
 
 /** How a long-running account setup a connector starts (Code Assist onboarding) is polled. */
 export interface OnboardingPoll {

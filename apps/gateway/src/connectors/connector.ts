@@ -152,15 +152,6 @@ export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}${path}`;
 }
 
-/** Header map with lower-case names. */
-export function lowerCaseHeaders(
-  headers: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
-}
-
 /** A JSON body given as text or already parsed, as an object; anything else as null. Total. */
 export function bodyObject(body: unknown): Record<string, unknown> | null {
   let value = body;

@@ -9,7 +9,7 @@ import { createRedisCredentialPersistence } from "./redis-credential-persistence
 import { createSqliteCredentialPersistence } from "./sqlite-credential-persistence";
 
 /** A credential persistence the gateway closes when it stops. */
-export type ClosableCredentialPersistence = CredentialPersistence & {
+type ClosableCredentialPersistence = CredentialPersistence & {
   close(): Promise<void> | void;
 };
 

@@ -62,7 +62,7 @@ export function createStaticCredential(
 export type CredentialRefresher = (current: StoredCredential) => Promise<StoredCredential>;
 
 /** Options of {@link createRefreshableCredential}. */
-export interface RefreshableCredentialOptions {
+interface RefreshableCredentialOptions {
   /** Connection named in errors. */
   connectionId: string;
   /** Provider recorded with the stored credential. */

@@ -3,7 +3,7 @@ import { ConnectorError } from "./connector-error";
 import type { CredentialRefresher } from "./credential-source";
 
 /** The token endpoint's answer to a refresh_token grant (RFC 6749 §5.1). */
-export const oauthTokenResponseSchema = z.object({
+const oauthTokenResponseSchema = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
   id_token: z.string().min(1).optional(),
@@ -13,10 +13,10 @@ export const oauthTokenResponseSchema = z.object({
 });
 
 /** A parsed refresh_token grant answer; see {@link oauthTokenResponseSchema}. */
-export type OauthTokenResponse = z.infer<typeof oauthTokenResponseSchema>;
+type OauthTokenResponse = z.infer<typeof oauthTokenResponseSchema>;
 
 /** Options of {@link refreshTokenGrant}. */
-export interface RefreshTokenGrantOptions {
+interface RefreshTokenGrantOptions {
   connectionId: string;
   tokenUrl: string;
   clientId: string;
@@ -88,8 +88,7 @@ export async function refreshTokenGrant(
 }
 
 /** Options of {@link refreshTokenRefresher}. */
-export interface RefreshTokenRefresherOptions
-  extends Omit<RefreshTokenGrantOptions, "refreshToken"> {
+interface RefreshTokenRefresherOptions extends Omit<RefreshTokenGrantOptions, "refreshToken"> {
   /** Injected clock (epoch ms). */
   now: () => number;
   /** Why there is nothing to refresh, for the error when the login has no refresh token. */

@@ -10,7 +10,7 @@ import type { ConnectorSpec } from "./connector-spec";
 import { baseRequestHeaders } from "./request-headers";
 
 /** How a plan's secret travels: as `x-api-key`, or as a Bearer token. */
-export type PlanAuth = "x-api-key" | "bearer";
+type PlanAuth = "x-api-key" | "bearer";
 
 interface PlanEndpoint {
   /** The client headers the endpoint forwards beyond `user-agent` (`forwardedClientHeaders`). */
@@ -46,7 +46,7 @@ const PLAN_ENDPOINTS = {
 } satisfies Partial<Record<ProtocolName, PlanEndpoint>>;
 
 /** A wire a dual-endpoint plan (z.ai, Kimi) speaks. */
-export type PlanProtocol = keyof typeof PLAN_ENDPOINTS;
+type PlanProtocol = keyof typeof PLAN_ENDPOINTS;
 
 /**
  * The wire a dual-endpoint plan connection speaks: the configured one when the plan has that

@@ -8,13 +8,13 @@ import {
 } from "./credential-persistence";
 
 /** A {@link CredentialPersistence} on Redis, plus `close()`. */
-export interface RedisCredentialPersistence extends CredentialPersistence {
+interface RedisCredentialPersistence extends CredentialPersistence {
   /** Closes the Redis connection (when this persistence opened it). */
   close(): Promise<void>;
 }
 
 /** Options of {@link createRedisCredentialPersistence}. */
-export interface RedisCredentialPersistenceOptions {
+interface RedisCredentialPersistenceOptions {
   /** Redis URL; default `redis://127.0.0.1:6379`. Ignored when `client` is given. */
   url?: string;
   /** An existing client to use (not closed by `close()`). */

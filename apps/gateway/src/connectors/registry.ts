@@ -18,16 +18,16 @@ import { createOpenRouterConnector } from "./openrouter/openrouter-connector";
 import { createZaiConnector } from "./zai/zai-connector";
 
 /** Builds the connector of one connection. */
-export type ConnectorFactory = (spec: ConnectorSpec, deps: ConnectorDeps) => UpstreamConnector;
+type ConnectorFactory = (spec: ConnectorSpec, deps: ConnectorDeps) => UpstreamConnector;
 
 /** What picks a connection's connector: its provider, auth type and upstream protocol. */
-export type ConnectorIdentity = Pick<ConnectorSpec, "provider" | "authType" | "protocol">;
+type ConnectorIdentity = Pick<ConnectorSpec, "provider" | "authType" | "protocol">;
 
 /**
  * Which connector serves a connection: a registered factory (`key` as registered, lower-case:
  * `codex`, `claude/oauth`) or the generic connector of its protocol.
  */
-export type ConnectorChoice =
+type ConnectorChoice =
   | { readonly kind: "own"; readonly key: string }
   | { readonly kind: "generic"; readonly protocol: GenericProtocol };
 
@@ -66,7 +66,7 @@ export interface ConnectorRegistry {
  * ollama, vLLM, a coding plan from a provider not listed here…) is served by the generic
  * connector of its protocol.
  */
-export const BUILT_IN_CONNECTORS: Readonly<Record<string, ConnectorFactory>> = Object.freeze({
+const BUILT_IN_CONNECTORS: Readonly<Record<string, ConnectorFactory>> = Object.freeze({
   anthropic: (spec) => createAnthropicConnector(spec),
   "anthropic/oauth": createClaudeOauthConnector,
   "claude/oauth": createClaudeOauthConnector,

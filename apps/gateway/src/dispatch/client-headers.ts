@@ -46,7 +46,7 @@ const PICKED_QUERY: readonly (readonly [string, string, string])[] = [
 });
 
 /** A request's query parameters by name (`URLSearchParams` is one). */
-export interface QueryParams {
+interface QueryParams {
   get(name: string): string | null | undefined;
 }
 

@@ -9,10 +9,10 @@ export const LOCAL_CAPACITY = "local_capacity" as const;
 export type SlotWaitOutcome = "queued" | "refused" | "abandoned";
 
 /** Seconds a client is told to wait after a `503 local_capacity`. */
-export const LOCAL_CAPACITY_RETRY_AFTER_SEC = 1;
+const LOCAL_CAPACITY_RETRY_AFTER_SEC = 1;
 
 /** The settings of one connection that decide its limit (a `ConnectionConfig` is one). */
-export interface SlotSettings {
+interface SlotSettings {
   readonly id: string;
   /** Requests in flight at most; absent = unlimited (no bookkeeping at all). */
   readonly maxConcurrent?: number | undefined;
@@ -96,7 +96,7 @@ function onWaitOver(waiter: SlotWaiter): void {
  * (first come, first served). A slot given back goes straight to the head of the line, so a
  * request arriving meanwhile cannot jump it.
  */
-export class ConnectionLimit {
+class ConnectionLimit {
   private inFlight = 0;
   private readonly line: SlotWaiter[] = [];
 

@@ -53,12 +53,12 @@ import {
 } from "./wait-for-plan";
 import { createWaitingRoom, NODE_TIMERS, type WaitTimers } from "./waiting-room";
 
-export type { ClientRequest, Dispatcher } from "./types";
+export type { Dispatcher } from "./types";
 
 const FREE: Admission = FREE_ADMISSION;
 
 /** Options of {@link createDispatcher}. */
-export interface DispatcherOptions {
+interface DispatcherOptions {
   /**
    * How a failure reads inside a stream whose headers have already left (a streaming request
    * held for a plan): the error table's status, type, code and message. Default: 500

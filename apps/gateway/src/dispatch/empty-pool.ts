@@ -4,7 +4,7 @@ import type { ConnectionReason } from "../routing/explain-model";
 import { retryAfterSeconds } from "./retry-after";
 
 /** What `emptyPoolError` needs: the request's id, its grouping and how to read the reasons. */
-export interface EmptyPool {
+interface EmptyPool {
   modelId: string;
   grouping: "subscription" | "thrifty";
   /** Epoch ms the earliest connection could serve again (`earliestPoolReturnMs`), if known. */

@@ -5,7 +5,7 @@ import { isRecord, parseJsonObject, str } from "../protocols/ir/guards";
 import type { WaitTimers } from "./waiting-room";
 
 /** Options of {@link HeldStreamSource}. */
-export interface HeldStreamOptions {
+interface HeldStreamOptions {
   /** The client protocol's keep-alive text (`ClientWire.keepAlive`). */
   keepAlive: string;
   /** The client protocol's error frames for a stream under way (`RelayProfile.errorFrames`). */

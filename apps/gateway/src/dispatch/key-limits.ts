@@ -5,7 +5,7 @@ import type { Dispatcher } from "./types";
 import { wrapDispatch } from "./wrap-dispatch";
 
 /** The span `requestsPerMinute` counts over, in ms. */
-export const RATE_WINDOW_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 
 /** What one limited key has going on in this process. */
 interface KeyUsage {

@@ -14,7 +14,7 @@ import type { DispatchTarget } from "../routing/build-pool";
 const RETURN_TO_CLIENT = new Set([400, 404, 405, 409, 413, 415, 422]);
 
 /** True when an upstream status is the client's fault and goes back to it unchanged. */
-export function isClientFault(status: number): boolean {
+function isClientFault(status: number): boolean {
   return RETURN_TO_CLIENT.has(status);
 }
 
@@ -36,7 +36,7 @@ export function isClientFaultAnswer(status: number, failure: UpstreamFailure | u
 }
 
 /** What recording a reading needs: the quota cache, and where implausible times are reported. */
-export interface ReadingDeps {
+interface ReadingDeps {
   quotaCache: Pick<GatewayQuotaCache, "observe" | "observeEvidence">;
   logger: Logger;
   /** Counts implausible times (`planfirst_implausible_times_total`); absent = not counted. */

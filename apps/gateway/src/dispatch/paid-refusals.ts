@@ -19,7 +19,7 @@ const SKIPPED = new Set(["cooling_down", LOCAL_CAPACITY]);
  * True for a reserve that failed because the spend store cannot answer (Redis unreachable, or
  * the store failing): the paid target is skipped, since admitting it uncounted could overspend.
  */
-export function isSpendStoreDown(error: unknown): boolean {
+function isSpendStoreDown(error: unknown): boolean {
   return (
     SpendLedgerError.isInstance(error) &&
     (error.code === "store_unavailable" || error.code === "store_failure")
@@ -45,7 +45,7 @@ export async function admitOrSkip(
 }
 
 /** Seconds a client is told to wait before retrying while the spend store is unreachable. */
-export const SPEND_STORE_RETRY_AFTER_SEC = 1;
+const SPEND_STORE_RETRY_AFTER_SEC = 1;
 
 /**
  * `503 spend_store_unavailable` with a short Retry-After: a paid request is refused at once
@@ -99,7 +99,7 @@ export function anyBudgetSpent(ledger: Pick<GatewayLedger, "budgetUsd" | "rungSp
 }
 
 /** The settings the budget window follows (`subscriptionLadder.budgetWindow` / `budgetTimeZone`). */
-export interface BudgetWindowSetting {
+interface BudgetWindowSetting {
   budgetWindow: BudgetWindow;
   budgetTimeZone: string;
 }

@@ -8,7 +8,7 @@ import { probeTargets } from "../routing/probe-targets";
 import type { RoutingTable } from "../routing/routing-table";
 
 /** What a waiting request asks of the dispatcher's view of its plans. */
-export interface PlanWatch {
+interface PlanWatch {
   /** The plan connection of the pool that comes back first, and when (`earliestPlanReturn`). */
   planReturn(resolution: ResolvedModel, client: ClientIdentity): PlanReturn | undefined;
   /** True when a dispatch now would reach a plan for the request (see `planBack` of the wait). */

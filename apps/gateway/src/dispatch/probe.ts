@@ -24,7 +24,7 @@ export interface ProbeContext {
 }
 
 /** How a probe ended: the reply to serve, else the attempts made (for the 429's body). */
-export interface ProbeOutcome {
+interface ProbeOutcome {
   readonly served: GatewayReply | null;
   readonly attempts: readonly AttemptRecord[];
 }

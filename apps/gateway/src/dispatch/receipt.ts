@@ -1,5 +1,3 @@
-import type { AttemptRecord } from "../errors";
-
 /** Names of the receipt headers every routed response carries. */
 export const RECEIPT_HEADERS = {
   rung: "x-planfirst-rung",
@@ -32,11 +30,6 @@ export function writeReceipt(headers: Record<string, string>, receipt: Receipt):
   headers[RECEIPT_HEADERS.model] = receipt.model;
   headers[RECEIPT_HEADERS.attempts] = String(receipt.attempts);
   headers[RECEIPT_HEADERS.costUsd] = receipt.costUsd;
-}
-
-/** Summary of the attempts for an error body: who was tried and what happened. */
-export function attemptsSummary(attempts: readonly AttemptRecord[]): AttemptRecord[] {
-  return attempts.map((attempt) => ({ ...attempt }));
 }
 
 /** The receipt of a response served by `target`. */

@@ -47,7 +47,7 @@ export class ReservationHold {
  * Why a paid target was skipped before anything was sent: a model without a price where a
  * budget applies (its spend could not be bounded), the rung's budget, or the client key's.
  */
-export type AdmissionRefusal =
+type AdmissionRefusal =
   | "unpriced_on_budgeted_rung"
   | "unpriced_on_key_budget"
   | "budget_refused"
@@ -75,7 +75,7 @@ export const FREE_ADMISSION: Admission = {
 const scans = new WeakMap<ClientRequest, WorstCaseScan>();
 
 /** The worst-case scan of `request`'s body, computed on the first call for that request. */
-export function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
+function worstCaseScanOf(request: ClientRequest): WorstCaseScan {
   let scanned = scans.get(request);
   if (scanned === undefined) {
     scanned = scanWorstCase({

@@ -74,7 +74,7 @@ export class SessionPlacer {
 }
 
 /** The value of {@link SESSION_HEADER}. */
-export function sessionHeaderValue(
+function sessionHeaderValue(
   hash: string,
   outcome: AffinityOutcome,
   reason: AffinityMoveReason | null,

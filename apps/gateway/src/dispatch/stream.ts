@@ -15,7 +15,7 @@ import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
 
 /** Inputs of `streamResponse`. */
-export interface StreamInputs {
+interface StreamInputs {
   deps: GatewayDeps;
   request: ClientRequest;
   target: DispatchTarget;
@@ -36,7 +36,7 @@ export interface StreamInputs {
  * A committed stream, or why it ended before its first byte reached the client. `clientGone`
  * means the client hung up (spend already settled): no cooldown, no fall-through.
  */
-export type StreamOutcome =
+type StreamOutcome =
   | { ok: true; reply: StreamReply }
   | { ok: false; reason: string; clientGone?: boolean };
 

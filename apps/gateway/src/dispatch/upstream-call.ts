@@ -22,7 +22,7 @@ import type { ClientRequest } from "./types";
 import { type UpstreamBody, upstreamBodyFor } from "./upstream-body";
 
 /** An upstream request ready to send and the body it carries. */
-export interface PreparedCall {
+interface PreparedCall {
   upstream: UpstreamRequest;
   body: UpstreamBody;
   /**

@@ -43,7 +43,7 @@ export interface StreamFailureOf {
 export const HELD: unique symbol = Symbol("held for a plan");
 
 /** One pass of the dispatch, given leave to hold (`wait`) or not. */
-export type DispatchPass = (wait: PlanWait | null) => Promise<GatewayReply | typeof HELD>;
+type DispatchPass = (wait: PlanWait | null) => Promise<GatewayReply | typeof HELD>;
 
 /**
  * One pass's leave to hold a request for a plan (ladder.md §17). The pass asks `mayHold()` where

@@ -68,7 +68,7 @@ export interface WaitTicket {
 }
 
 /** The requests waiting for one plan connection. */
-export interface WaitingRoomState {
+interface WaitingRoomState {
   readonly connectionId: string;
   readonly waiting: number;
   /** The earliest instant one of them expects the plan back (epoch ms); undefined = unknown. */
@@ -76,7 +76,7 @@ export interface WaitingRoomState {
 }
 
 /** Options of {@link createWaitingRoom}. */
-export interface WaitingRoomOptions {
+interface WaitingRoomOptions {
   /** Clock, epoch milliseconds. */
   now: () => number;
   /** Most requests waiting for one connection at once; the next gets `full`. */

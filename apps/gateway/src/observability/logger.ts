@@ -33,5 +33,3 @@ export function createLogger(
   };
   return options.destination ? pino(base, options.destination) : pino(base);
 }
-
-export type { Logger };

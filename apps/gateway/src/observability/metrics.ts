@@ -1,10 +1,10 @@
 /** Bucket upper bounds of the upstream latency histogram, in seconds. */
-export const LATENCY_BUCKETS_SECONDS = [
+const LATENCY_BUCKETS_SECONDS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
 ] as const;
 
 /** Bucket upper bounds of the wait-for-a-plan histogram, in seconds (up to the default cap). */
-export const WAIT_BUCKETS_SECONDS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
+const WAIT_BUCKETS_SECONDS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
 
 interface Histogram {
   labels: string;
@@ -14,7 +14,7 @@ interface Histogram {
 }
 
 /** A gauge value read when `/metrics` is scraped (quota, spend, budget). */
-export interface GaugeSample {
+interface GaugeSample {
   labels: Record<string, string>;
   value: number;
 }

@@ -1,7 +1,7 @@
 import type { KnownReset } from "@planfirst/quota-cache";
 
 /** Options of {@link createResetTimers}. */
-export interface ResetTimersOptions {
+interface ResetTimersOptions {
   /** Where the known resets come from (the quota cache). */
   cache: { knownResets(connectionIds?: readonly string[]): KnownReset[] };
   /** The plan connections whose window resets matter (rung 0). */

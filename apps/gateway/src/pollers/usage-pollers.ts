@@ -11,7 +11,7 @@ import type { RoutedConnection } from "../routing/routing-table";
 import type { UpstreamClient, UpstreamResponse } from "../upstream";
 
 /** What a usage poller reads and writes. */
-export interface UsagePollerDeps {
+interface UsagePollerDeps {
   connections: ReadonlyMap<string, RoutedConnection>;
   /** Connection id → its connector; a connection without one is not polled. */
   connectors: ReadonlyMap<string, UpstreamConnector>;

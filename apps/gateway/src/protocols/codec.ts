@@ -58,7 +58,7 @@ export interface StreamEncoder {
  * The same-protocol relay's view of a protocol: which frames it must read (usage, finish,
  * errors, the end) and what ends a stream. All other frames are copied byte for byte.
  */
-export interface RelayProfile {
+interface RelayProfile {
   /** True when the frame may carry usage, a finish, an error or the end and must be decoded. */
   tracks(event: string | undefined, data: string): boolean;
   /** True for the protocol's terminal frame (chat `[DONE]`, Anthropic `message_stop`, Responses `response.completed`). */

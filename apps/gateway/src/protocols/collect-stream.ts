@@ -38,7 +38,7 @@ export function foldStreamParts(parts: Iterable<IrStreamPart>): CollectedAnswer 
 }
 
 /** Reads one upstream stream's body into a whole answer; see {@link createStreamCollector}. */
-export interface StreamCollector {
+interface StreamCollector {
   /** Reads the next chunk of the upstream body (any chunk boundary). */
   push(chunk: Uint8Array | string): void;
   /** True once the stream reported an error: no answer can follow, the rest need not be read. */

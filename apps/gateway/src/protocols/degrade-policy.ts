@@ -1,10 +1,10 @@
 import { ProtocolError } from "./protocol-error";
 
 /** What the hub does with a field the target protocol cannot carry as is. */
-export type DegradeAction = "translate" | "drop" | "refuse";
+type DegradeAction = "translate" | "drop" | "refuse";
 
 /** One row of the degrade policy. */
-export interface DegradeRule {
+interface DegradeRule {
   /** Stable key the codecs use to apply the rule. */
   key: string;
   /** The client field(s), in the source protocol's words. */
@@ -268,10 +268,10 @@ export const DEGRADE_POLICY = [
 ] as const satisfies readonly DegradeRule[];
 
 /** Keys of {@link DEGRADE_POLICY}. */
-export type DegradeKey = (typeof DEGRADE_POLICY)[number]["key"];
+type DegradeKey = (typeof DEGRADE_POLICY)[number]["key"];
 
 /** The rule for `key`. */
-export function degradeRule(key: DegradeKey): DegradeRule {
+function degradeRule(key: DegradeKey): DegradeRule {
   const rule = DEGRADE_POLICY.find((r) => r.key === key);
   if (!rule) throw new Error(`no degrade rule ${key}`);
   return rule;

@@ -9,7 +9,7 @@ import { createSseParser } from "./sse/sse-parser";
 type Json = Record<string, unknown>;
 
 /** A request translated for an upstream: its body, the client fields dropped, and the hub request. */
-export interface TranslatedRequest {
+interface TranslatedRequest {
   body: Json;
   /** Client fields dropped on the way, for `x-planfirst-dropped`; [] when nothing was. */
   dropped: string[];

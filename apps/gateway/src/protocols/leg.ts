@@ -41,7 +41,7 @@ export interface WholeAnswer {
  * how its answer comes back: relayed when the two are the same protocol, translated through the
  * hub otherwise. The one place that choice is made; see {@link legOf}.
  */
-export interface Leg {
+interface Leg {
   /** The protocol the client speaks. */
   readonly client: ClientProtocolName;
   /** The protocol the upstream speaks. */

@@ -1,10 +1,10 @@
 import { GatewayError, hasErrorMarker, markError } from "../errors";
 
 /** Codes of {@link ProtocolError}. */
-export type ProtocolErrorCode = "unsupported_field" | "invalid_field";
+type ProtocolErrorCode = "unsupported_field" | "invalid_field";
 
 /** What a {@link ProtocolError} is built from. */
-export interface ProtocolErrorInit {
+interface ProtocolErrorInit {
   code: ProtocolErrorCode;
   /** JSON path of the offending field, e.g. `messages[2].content[0].type`. */
   field: string;

@@ -25,7 +25,7 @@ export type ClientProtocolName = {
 }[ProtocolName];
 
 /** The values a connection's `protocol` may have in the config file, one per codec. */
-export type ConfigProtocolName = (typeof CODECS)[ProtocolName]["configName"];
+type ConfigProtocolName = (typeof CODECS)[ProtocolName]["configName"];
 
 /** Every protocol name, in registry order. */
 export const PROTOCOL_NAMES = Object.keys(CODECS) as readonly ProtocolName[];

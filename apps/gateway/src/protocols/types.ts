@@ -18,13 +18,3 @@ export interface SseEvent {
   event?: string;
   data: string;
 }
-
-/** The error a stream is ended with after its first byte reached the client. */
-export interface StreamFailure {
-  /** Error type (`api_error`, `overloaded_error`, `upstream_error`…). */
-  type: string;
-  /** Stable short code (`upstream_stream_cut`, `timeout`…). */
-  code: string;
-  /** Human-readable reason; never holds a credential. */
-  message: string;
-}

@@ -76,7 +76,7 @@ export function buildTargets(
 }
 
 /** The pool handed to the ladder, and the group behind each of its candidates (same index). */
-export interface CandidatePool {
+interface CandidatePool {
   readonly candidates: readonly { group: CandidateGroup; ids: string[]; key: number }[];
   readonly pool: LadderCandidate[];
 }

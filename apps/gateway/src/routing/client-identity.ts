@@ -1,6 +1,6 @@
 import type { ClientKeyBudget, ClientKeyLimits, ClientRole } from "../config/client-key-policy";
 
-export type { ClientKeyBudget, ClientKeyLimits, ClientRole };
+export type { ClientKeyLimits };
 
 /** The identity of one authenticated client key: what routing may use on its behalf. */
 export interface ClientIdentity {

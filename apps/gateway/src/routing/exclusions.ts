@@ -31,7 +31,7 @@ export interface PoolLiveState {
 }
 
 /** Why the gateway keeps a connection out before the ladder runs. */
-export type ExclusionKind = "client_scope" | "cooling_down";
+type ExclusionKind = "client_scope" | "cooling_down";
 
 /**
  * The gateway's own filter, before the ladder: a connection outside the client key's scope, or

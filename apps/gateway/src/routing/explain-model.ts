@@ -84,7 +84,7 @@ export interface ExplainSource {
 }
 
 /** What `explainSourceOf` reads of a running app (an `AppContext` satisfies it). */
-export interface ExplainHost {
+interface ExplainHost {
   readonly table: RoutingTable;
   readonly dispatcher: { readonly ladderOptions: LadderOptions; readonly live: PoolLiveState };
   readonly deps: {
@@ -214,7 +214,7 @@ function sessionWords(
  * The gateway's exclusions and the ladder's verdicts for one resolved id, without building the
  * targets: what `explainModel` reports and what an exhausted pool lists as its reasons.
  */
-export function explainResolution(
+function explainResolution(
   source: ExplainSource,
   resolution: Extract<ModelResolution, { ok: true }>,
   modelId: string,

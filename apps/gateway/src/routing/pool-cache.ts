@@ -18,7 +18,7 @@ export interface PoolCache {
 }
 
 /** Options of {@link createPoolCache}. */
-export interface PoolCacheOptions {
+interface PoolCacheOptions {
   table: RoutingTable;
   live: PoolLiveState;
   ladderOptions: LadderOptions;

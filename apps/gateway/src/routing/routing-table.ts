@@ -15,7 +15,6 @@ import {
   type LadderOptions,
   type LadderRung,
   parseAutoId,
-  RUNG_ORDER,
   rungIndex,
 } from "@planfirst/subscription-ladder";
 import { createTierResolver, type TierResolver } from "@planfirst/tier-resolver";
@@ -274,6 +273,3 @@ export function compileGlob(glob: string): RegExp {
     .replace(/\?/g, ".");
   return new RegExp(`^${body}$`, "i");
 }
-
-/** Rung names cheapest first, re-exported for status output. */
-export const RUNGS: readonly LadderRung[] = RUNG_ORDER;

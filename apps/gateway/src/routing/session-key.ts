@@ -9,7 +9,7 @@ export const SESSION_HEADERS = [
 ] as const;
 
 /** The header names of {@link SESSION_HEADERS}. */
-export type SessionHeaderName = (typeof SESSION_HEADERS)[number];
+type SessionHeaderName = (typeof SESSION_HEADERS)[number];
 
 /** The session headers a request carried, by lower-case name. */
 export type SessionHeaders = Readonly<Partial<Record<SessionHeaderName, string>>>;
@@ -83,7 +83,7 @@ export function promptCacheKeyOf(sessionHash: string): string {
 }
 
 /** Length of a session hash in hex characters (64 bits of the SHA-256). */
-export const SESSION_HASH_CHARS = 16;
+const SESSION_HASH_CHARS = 16;
 
 /**
  * How much of the system prompt and of the first user message the fallback hashes, in UTF-16

@@ -8,7 +8,7 @@ import {
 } from "./history-store";
 
 /** Options of {@link createRedisHistoryStore}. */
-export interface RedisHistoryStoreOptions {
+interface RedisHistoryStoreOptions {
   url: string;
   /** Prefix of every key, e.g. the gateway's `storage.keyPrefix` + `status`. */
   keyPrefix: string;

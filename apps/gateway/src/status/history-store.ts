@@ -5,7 +5,7 @@ export const HISTORY_BUCKET_MS = 300_000;
 export const HISTORY_RETENTION_MS = 7 * 86_400_000;
 
 /** A level series' last reading in a bucket (remaining percent, spend in the budget window). */
-export interface LevelReading {
+interface LevelReading {
   value: number;
   /** Epoch milliseconds of the reading. */
   atMs: number;

@@ -24,7 +24,7 @@ export interface WindowPace {
 }
 
 /** Length of the look-back the burn rate is measured over: one hour, in milliseconds. */
-export const PACE_LOOKBACK_MS = 3_600_000;
+const PACE_LOOKBACK_MS = 3_600_000;
 
 /**
  * The pace of one plan window: the burn rate over the last hour (from the earliest reading of the

@@ -65,7 +65,7 @@ export function renderRequestsSection(table: RequestsTable): string {
 }
 
 /** The text of each cell of a record's row, in column order. */
-export function requestCells(record: RequestRecord): string[] {
+function requestCells(record: RequestRecord): string[] {
   const tokens =
     record.inputTokens === null ? "–" : `${record.inputTokens} / ${record.outputTokens ?? 0}`;
   return [

@@ -4,7 +4,7 @@ import { escapeHtml } from "./html";
 /** Span the history charts cover: the last 24 hours, in milliseconds. */
 export const CHART_SPAN_MS = 86_400_000;
 /** Width of one bar of the requests chart: 15 minutes, in milliseconds. */
-export const CHART_BAR_MS = 900_000;
+const CHART_BAR_MS = 900_000;
 
 const WIDTH = 960;
 const HEIGHT = 160;
@@ -22,7 +22,7 @@ export interface ChartSeries {
 }
 
 /** Requests per rung per 15-minute bar over the last 24 hours, from five-minute buckets. */
-export function requestBars(
+function requestBars(
   buckets: readonly HistoryBucket[],
   nowMs: number,
 ): { startMs: number; perRung: Record<string, number> }[] {

@@ -14,7 +14,7 @@ export interface StatusPush {
 }
 
 /** Options of {@link createStatusFeed}. */
-export interface StatusFeedOptions {
+interface StatusFeedOptions {
   /** Real-time interval between looks at live state while someone listens. Default 1 000 ms. */
   checkIntervalMs?: number;
   /** Real-time interval of the keep-alive comment while nothing changes. Default 15 000 ms. */
@@ -25,7 +25,7 @@ export interface StatusFeedOptions {
  * A listener of the feed: `push` on each change, `heartbeat` while nothing changes, `end` when
  * the feed closes (its event stream should end, so the page reconnects).
  */
-export interface StatusListener {
+interface StatusListener {
   push(push: StatusPush): void;
   heartbeat(): void;
   end?(): void;

@@ -3,7 +3,7 @@ import type { GatewayStatus } from "./gateway-status";
 import type { HistoryBucket } from "./history-store";
 
 /** What a client key's view shows of its own, read from the spend records of its key id. */
-export interface ClientOwnSpend {
+interface ClientOwnSpend {
   /** Its settled spend per paid rung in the current budget window, USD (`keyRungSpendUsd`). */
   spendUsd: Readonly<Record<string, number>>;
   /** Its prompt-cache reads per paid rung in the last hour (`cacheReadsLastHour`). */

@@ -192,7 +192,7 @@ function countdown(iso: string, nowMs: number, prefix: string): string {
  * The countdown text the server renders and the page script repeats each second: "resets in
  * 1 h 59 min", "resets in 4 min 30 s", "reset passed".
  */
-export function countdownText(ms: number, prefix: string): string {
+function countdownText(ms: number, prefix: string): string {
   if (!Number.isFinite(ms)) return "";
   if (ms <= 0) return prefix === "resets in" ? "reset passed" : "ended";
   const seconds = Math.ceil(ms / 1000);

@@ -5,7 +5,7 @@ import type { ClientRole } from "../config/client-key-policy";
  * Who a session belongs to: the client key's id, the connections it may use (null = all) and
  * its role (what it may see).
  */
-export interface SessionIdentity {
+interface SessionIdentity {
   id: string;
   connections: ReadonlySet<string> | null;
   role: ClientRole;
@@ -15,7 +15,7 @@ export interface SessionIdentity {
 export const STATUS_COOKIE = "planfirst_status";
 
 /** How long the session cookie lives: 30 days, in seconds. */
-export const STATUS_COOKIE_MAX_AGE_SEC = 30 * 86_400;
+const STATUS_COOKIE_MAX_AGE_SEC = 30 * 86_400;
 
 /**
  * Session tokens of the status page. A token is an HMAC of the client key under a fixed label,

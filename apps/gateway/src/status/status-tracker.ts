@@ -20,7 +20,7 @@ export interface ServedRecord {
 }
 
 /** Options of {@link createStatusTracker}. */
-export interface StatusTrackerOptions {
+interface StatusTrackerOptions {
   store: StatusHistoryStore;
   /** Clock, epoch milliseconds. */
   now: () => number;

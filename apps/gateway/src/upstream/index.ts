@@ -1,11 +1,10 @@
 export { createUpstreamClient } from "./upstream-client";
-export { UpstreamError, type UpstreamErrorCode } from "./upstream-error";
+export { UpstreamError } from "./upstream-error";
 export type {
   AbortListener,
   AbortSignalLike,
   ChunkReader,
   UpstreamClient,
-  UpstreamClientOptions,
   UpstreamRequest,
   UpstreamResponse,
 } from "./upstream-types";

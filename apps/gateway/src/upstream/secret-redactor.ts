@@ -25,7 +25,7 @@ export interface SecretRedactor {
  * back the shortest tail that could be the start of a secret (never past a line end, since no
  * credential contains one, so a stream of whole SSE frames is held back by nothing).
  */
-export interface StreamRedactor {
+interface StreamRedactor {
   /** Redacted text that is safe to send now. */
   push(chunk: string): string;
   /** The held-back tail, redacted: call once when the stream ends. */

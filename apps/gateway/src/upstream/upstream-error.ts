@@ -1,10 +1,10 @@
 import { GatewayError, hasErrorMarker, markError } from "../errors";
 
 /** Why an upstream call produced no usable response. */
-export type UpstreamErrorCode = "timeout" | "network" | "aborted";
+type UpstreamErrorCode = "timeout" | "network" | "aborted";
 
 /** What an {@link UpstreamError} is built from. */
-export interface UpstreamErrorInit {
+interface UpstreamErrorInit {
   code: UpstreamErrorCode;
   /** Origin of the upstream: no path, no query, no user info. */
   origin: string;

@@ -2,7 +2,7 @@ import type { QuotaWindow } from "../quota-state";
 import { makeWindow } from "./normalise";
 
 /** Window id from the window length: 300 min → `5h`, 10080 → `7d`, else `${m}m` (pitfall 7). */
-export function codexWindowId(minutes: number | null, slot: string): string {
+function codexWindowId(minutes: number | null, slot: string): string {
   if (minutes === null || minutes <= 0) return slot;
   if (minutes === 300) return "5h";
   if (minutes === 10_080) return "7d";

@@ -1,7 +1,7 @@
 import { field, isRecord, text } from "./normalise";
 
 /** The parts of a provider error body that classify it, all optional. */
-export interface ErrorBody {
+interface ErrorBody {
   /** `error.type` (Anthropic, OpenAI, Codex). */
   type?: string;
   /** `error.code` as text (OpenAI, Copilot), or Google's numeric code rendered as text. */

@@ -36,13 +36,13 @@ export function finiteNumber(value: unknown): number | null {
 }
 
 /** Rounds away float noise (`100 * (1 - 0.42)` is 58.00000000000001) at 1e-6 percent. */
-export function roundPercent(value: number): number {
+function roundPercent(value: number): number {
   const rounded = Math.round(value * 1e6) / 1e6;
   return Number.isFinite(rounded) ? rounded : value;
 }
 
 /** Clamps a percent into 0..100 (float noise rounded away); non-finite gives null. */
-export function clampPercent(value: number | null | undefined): number | null {
+function clampPercent(value: number | null | undefined): number | null {
   if (value === null || value === undefined || !Number.isFinite(value)) return null;
   return roundPercent(Math.min(100, Math.max(0, value)));
 }
@@ -114,7 +114,7 @@ export function parseIsoInstant(value: unknown): number | null {
 }
 
 /** Fields of a window before it is normalised by {@link makeWindow}. */
-export interface WindowDraft {
+interface WindowDraft {
   windowId: string;
   scope?: QuotaWindowScope | undefined;
   remainingPercent: number | null;

@@ -21,7 +21,7 @@ const INSUFFICIENT_QUOTA = /^insufficient_quota(?:_org|_project|_user)?$/;
  * (it cannot succeed on this key); 402 → credits_exhausted; 401/403 → auth_invalid;
  * 503 → overloaded.
  */
-export function classifyOpenAiStyleError(context: ResponseContext): {
+function classifyOpenAiStyleError(context: ResponseContext): {
   failure?: UpstreamFailure;
   creditsExhausted: boolean;
 } {

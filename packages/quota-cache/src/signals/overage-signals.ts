@@ -47,7 +47,7 @@ export function claudeHeaderEvidence(
  * Codex credits (E1/E2, quota-signals.md §14): credits are spent automatically after the window,
  * so `has_credits` or `unlimited` true → `on`; both false → `off`; anything else → no evidence.
  */
-export function codexCreditsEvidence(
+function codexCreditsEvidence(
   hasCredits: unknown,
   unlimited: unknown,
   observedAt: string,

@@ -8,7 +8,7 @@ import type { ClientIdentity } from "./client-keys";
  * Who is asking on a route the status page reads (the page, `/v1/status`, `/v1/requests`): a
  * client key (`Authorization: Bearer`, `x-api-key`) or the page's session cookie.
  */
-export interface StatusClients {
+interface StatusClients {
   readonly sessions: StatusSessions;
   /** The client of the request; null when neither a key nor the cookie is valid. */
   clientOf(c: Context<GatewayEnv>): ClientIdentity | null;

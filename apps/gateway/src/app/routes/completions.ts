@@ -30,7 +30,7 @@ import { validateCompletionBody } from "../validate-body";
 import type { CompletionRoute } from "./route-table";
 
 /** What a completion route reads from the request line and headers besides the body. */
-export interface CompletionExtras {
+interface CompletionExtras {
   readonly clientHeaders: ClientHeaders | undefined;
   /** The session headers the client sent (`x-claude-code-session-id`, …), if any. */
   readonly sessionHeaders?: SessionHeaders;
@@ -78,7 +78,7 @@ export function completionHandler(app: AppContext, route: CompletionRoute) {
  * with a valid key, refused ones included; a stream's record is ended by the stream). Never
  * rejects: a failure is answered with the error reply the app's `onError` would give.
  */
-export async function completionReply(
+async function completionReply(
   app: AppContext,
   route: CompletionRoute,
   client: ClientIdentity,

@@ -67,7 +67,7 @@ export function countTokensRoutes(app: AppContext): Hono<GatewayEnv> {
  * tools as JSON divided by 3.5 (real tokenisers average about 4 bytes of English per token, and
  * the JSON punctuation counts too), so a client trimming its context trims early, not late.
  */
-export function estimateInputTokens(body: Record<string, unknown>): number {
+function estimateInputTokens(body: Record<string, unknown>): number {
   const counted = JSON.stringify([body.system ?? null, body.messages ?? [], body.tools ?? []]);
   return Math.ceil(Buffer.byteLength(counted) / 3.5);
 }

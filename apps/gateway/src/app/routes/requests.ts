@@ -12,9 +12,9 @@ import type { ClientIdentity } from "../auth/client-keys";
 import { createStatusClients } from "../auth/status-client";
 
 /** Records a JSON read returns when `limit` is not given. */
-export const DEFAULT_REQUESTS_LIMIT = 100;
+const DEFAULT_REQUESTS_LIMIT = 100;
 /** Most records one JSON read returns. */
-export const MAX_REQUESTS_LIMIT = 1_000;
+const MAX_REQUESTS_LIMIT = 1_000;
 
 /**
  * `GET /v1/requests`: the request log, newest first, filtered by `key`, `model` (asked or

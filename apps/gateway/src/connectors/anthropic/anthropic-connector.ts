@@ -8,7 +8,7 @@ import { answerReader } from "../read-signals";
 import { baseRequestHeaders, mergeBetas } from "../request-headers";
 
 /** Anthropic API version header value sent on every Anthropic-protocol request. */
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 
 /** Default Anthropic API origin. */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -61,7 +61,7 @@ export function anthropicRequestHeaders(
 }
 
 /** Options of {@link createAnthropicConnector}. */
-export interface AnthropicConnectorOptions {
+interface AnthropicConnectorOptions {
   /**
    * True when the connector serves a provider planfirst has no folder for (the generic
    * `anthropic` connector): `authType: none` sends no key, and the connector claims nothing

@@ -22,16 +22,16 @@ import { answerReader, usageReading } from "../read-signals";
 import { mergeBetas } from "../request-headers";
 
 /** Beta flag Anthropic requires on Claude plan OAuth bearer tokens. */
-export const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
+const ANTHROPIC_OAUTH_BETA = "oauth-2025-04-20";
 
 /** Token endpoint of Claude plan logins (refresh_token grant, JSON body); override with `tokenUrl`. */
-export const CLAUDE_DEFAULT_TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";
+const CLAUDE_DEFAULT_TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";
 
 /**
  * The public OAuth client Claude Code's logins are issued to; a refresh must name the client the
  * refresh token belongs to. Override with `clientId`.
  */
-export const CLAUDE_CODE_CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
+const CLAUDE_CODE_CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
 
 /**
  * A Claude Pro/Max login (`Authorization: Bearer` plus `anthropic-beta: oauth-2025-04-20` merged

@@ -13,25 +13,25 @@ import { answerReader, usageReading } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 
 /** The ChatGPT Codex backend; POST `{base}/responses`. */
-export const CODEX_DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex";
+const CODEX_DEFAULT_BASE_URL = "https://chatgpt.com/backend-api/codex";
 
 /** OpenAI's auth server token endpoint (refresh_token grant, JSON body). */
-export const CODEX_DEFAULT_TOKEN_URL = "https://auth.openai.com/oauth/token";
+const CODEX_DEFAULT_TOKEN_URL = "https://auth.openai.com/oauth/token";
 
 /**
  * The public OAuth client id the Codex CLI's logins are issued to (openai/codex source). A
  * refresh must name the client its refresh token belongs to; override with `clientId`.
  */
-export const CODEX_CLI_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
+const CODEX_CLI_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
 
 /**
  * Client headers forwarded to the Codex backend when the client sent them: the Codex CLI's own
  * `originator`, `version` and `session_id`. planfirst never sends an `originator` of its own.
  */
-export const CODEX_FORWARDED_HEADERS = ["originator", "version", "session_id"] as const;
+const CODEX_FORWARDED_HEADERS = ["originator", "version", "session_id"] as const;
 
 /** The Codex backend's in-band quota event, sent near the start of every Responses stream. */
-export const CODEX_STREAM_EVENTS: readonly string[] = Object.freeze(["codex.rate_limits"]);
+const CODEX_STREAM_EVENTS: readonly string[] = Object.freeze(["codex.rate_limits"]);
 
 /**
  * The usage endpoint of a Codex base URL: `{origin}/backend-api/wham/usage` for the ChatGPT

@@ -67,7 +67,7 @@ export interface CodeAssistEndpoint {
 }
 
 /** One Code Assist API call: where, with which token, and what to name in errors. */
-export interface CodeAssistCall {
+interface CodeAssistCall {
   connectionId: string;
   url: string;
   method: "GET" | "POST";

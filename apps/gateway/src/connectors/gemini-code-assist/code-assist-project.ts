@@ -13,10 +13,10 @@ import {
 import { onboardCodeAssist } from "./code-assist-onboarding";
 
 /** The body of `:loadCodeAssist`: the metadata alone, no project (the login's own is asked for). */
-export const LOAD_CODE_ASSIST_BODY = { metadata: CODE_ASSIST_METADATA } as const;
+const LOAD_CODE_ASSIST_BODY = { metadata: CODE_ASSIST_METADATA } as const;
 
 /** What `:loadCodeAssist` says about a login: its project and tier, or what it could set up. */
-export interface CodeAssistSetup {
+interface CodeAssistSetup {
   /** `cloudaicompanionProject`; null for a login that never set Code Assist up. */
   project: string | null;
   /** `currentTier.id` (`free-tier`, `standard-tier`, `legacy-tier`…); null when not set up. */
@@ -57,7 +57,7 @@ function setupOf(answer: z.infer<typeof loadCodeAssistResponseSchema>): CodeAssi
  * Asks `{baseUrl}:loadCodeAssist` what the login is set up with. Rejects with ConnectorError
  * `endpoint_discovery_failed` naming the connection and the status, never the token or body.
  */
-export async function loadCodeAssist(
+async function loadCodeAssist(
   endpoint: CodeAssistEndpoint,
   token: string,
 ): Promise<CodeAssistSetup> {

@@ -12,10 +12,10 @@ import { DEFAULT_ONBOARDING_POLL } from "./code-assist-onboarding";
 import { codeAssistProject } from "./code-assist-project";
 
 /** The Code Assist API: POST `{base}:generateContent`, `:streamGenerateContent?alt=sse`, … */
-export const CODE_ASSIST_DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com/v1internal";
+const CODE_ASSIST_DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com/v1internal";
 
 /** Google's OAuth token endpoint (refresh_token grant, form body). */
-export const GOOGLE_DEFAULT_TOKEN_URL = "https://oauth2.googleapis.com/token";
+const GOOGLE_DEFAULT_TOKEN_URL = "https://oauth2.googleapis.com/token";
 
 /**
  * The public OAuth client id the Gemini CLI's "Login with Google" tokens are issued to
@@ -23,7 +23,7 @@ export const GOOGLE_DEFAULT_TOKEN_URL = "https://oauth2.googleapis.com/token";
  * token belongs to. Override with `clientId`. Its installed-app secret is read from the stored
  * login's `clientSecret` field and never kept in this repository.
  */
-export const GEMINI_CLI_CLIENT_ID =
+const GEMINI_CLI_CLIENT_ID =
   "681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com";
 
 /**

@@ -7,7 +7,7 @@ import { callTokenEndpoint } from "../oauth-refresh";
 export const COPILOT_DEFAULT_TOKEN_URL = "https://api.github.com/copilot_internal/v2/token";
 
 /** The exchange's answer: a session token and its expiry (epoch seconds). */
-export const copilotSessionTokenSchema = z.object({
+const copilotSessionTokenSchema = z.object({
   token: z.string().min(1),
   expires_at: z.number().int().positive(),
   /** Seconds after which GitHub suggests refreshing. */
@@ -16,7 +16,7 @@ export const copilotSessionTokenSchema = z.object({
 });
 
 /** A parsed session token answer; see {@link copilotSessionTokenSchema}. */
-export type CopilotSessionToken = z.infer<typeof copilotSessionTokenSchema>;
+type CopilotSessionToken = z.infer<typeof copilotSessionTokenSchema>;
 
 /**
  * Exchanges a GitHub OAuth token for a Copilot session token: `GET tokenUrl` with

@@ -12,16 +12,16 @@ import { baseRequestHeaders } from "../request-headers";
 import { COPILOT_DEFAULT_TOKEN_URL, exchangeCopilotToken } from "./copilot-token-exchange";
 
 /** GitHub's Copilot user endpoint: plan, `quota_snapshots` and `endpoints.api`. */
-export const COPILOT_DEFAULT_USER_URL = "https://api.github.com/copilot_internal/user";
+const COPILOT_DEFAULT_USER_URL = "https://api.github.com/copilot_internal/user";
 
 /** Copilot session tokens are refreshed this long before `expires_at` (about 5 min, as GitHub's clients do). */
-export const COPILOT_REFRESH_SKEW_MS = 300_000;
+const COPILOT_REFRESH_SKEW_MS = 300_000;
 
 /**
  * Client headers forwarded when the client sent them (an editor's own identification); planfirst
  * never invents an editor identity. Without them it names itself (see {@link copilotIdeHeaders}).
  */
-export const COPILOT_FORWARDED_HEADERS = [
+const COPILOT_FORWARDED_HEADERS = [
   "editor-version",
   "editor-plugin-version",
   "copilot-integration-id",
@@ -45,7 +45,7 @@ export const COPILOT_DEFAULT_INTEGRATION_ID = "jetbrains-chat";
  * otherwise planfirst's own `Editor-Version: planfirst/<version>` and
  * {@link COPILOT_DEFAULT_INTEGRATION_ID}. Fills only what `headers` lacks.
  */
-export function copilotIdeHeaders(headers: Record<string, string>): Record<string, string> {
+function copilotIdeHeaders(headers: Record<string, string>): Record<string, string> {
   headers["editor-version"] ||= PLANFIRST_USER_AGENT;
   headers["copilot-integration-id"] ||= COPILOT_DEFAULT_INTEGRATION_ID;
   return headers;

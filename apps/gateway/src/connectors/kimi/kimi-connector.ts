@@ -13,16 +13,16 @@ import { answerReader } from "../read-signals";
 import { parseKimiUsage } from "./kimi-usage";
 
 /** Kimi Code's OpenAI-compatible base. */
-export const KIMI_DEFAULT_BASE_URL = "https://api.kimi.com/coding/v1";
+const KIMI_DEFAULT_BASE_URL = "https://api.kimi.com/coding/v1";
 
 /** Kimi's auth server token endpoint (refresh_token grant, form-encoded). */
-export const KIMI_DEFAULT_TOKEN_URL = "https://auth.kimi.com/api/oauth/token";
+const KIMI_DEFAULT_TOKEN_URL = "https://auth.kimi.com/api/oauth/token";
 
 /**
  * The public OAuth client Kimi Code CLI logins are issued to, as public documentation of its
  * login records it; a refresh must name it. Override with `clientId` if Kimi changes it.
  */
-export const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
+const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
 
 /**
  * A Kimi Code plan: chat completions at `{baseUrl}/chat/completions` (or, with `protocol:

@@ -11,7 +11,7 @@ import { answerReader } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 
 /** Options of {@link createOpenAiCompatibleConnector}. */
-export interface OpenAiCompatibleConnectorOptions {
+interface OpenAiCompatibleConnectorOptions {
   /**
    * The API served: `chat` (`{baseUrl}/chat/completions`, protocol `openai`) or `responses`
    * (`{baseUrl}/responses`, protocol `openai-responses`). Default `chat`.

@@ -8,7 +8,7 @@ import { answerReader, usageReading } from "../read-signals";
 import { baseRequestHeaders } from "../request-headers";
 
 /** Default OpenRouter API base. */
-export const OPENROUTER_DEFAULT_BASE_URL = "https://openrouter.ai/api/v1";
+const OPENROUTER_DEFAULT_BASE_URL = "https://openrouter.ai/api/v1";
 
 /**
  * OpenRouter: `{baseUrl}/chat/completions` with `Authorization: Bearer`, key limits polled at

@@ -9,7 +9,7 @@ import { classifyZaiFailure } from "./zai-failure";
 import { parseZaiUsage, zaiUsageRefusal } from "./zai-usage";
 
 /** The GLM Coding Plan's OpenAI-compatible base. */
-export const ZAI_DEFAULT_BASE_URL = "https://api.z.ai/api/coding/paas/v4";
+const ZAI_DEFAULT_BASE_URL = "https://api.z.ai/api/coding/paas/v4";
 
 /**
  * A z.ai GLM Coding Plan key: chat completions at `{baseUrl}/chat/completions` with `Bearer`, or

@@ -3,7 +3,7 @@ import { parseRetryAfter } from "@planfirst/quota-cache";
 import { bodyObject, type UpstreamAnswer } from "../connector";
 
 /** z.ai business codes that mean a plan window is spent (1308 the 5 h window, 1310 weekly/monthly). */
-export const ZAI_QUOTA_CODES: ReadonlySet<string> = new Set([
+const ZAI_QUOTA_CODES: ReadonlySet<string> = new Set([
   "1308",
   "1310",
   "1316",

@@ -5,7 +5,7 @@ import type { RequestRecord } from "./request-record";
 import { parseStoredRecord } from "./stored-record";
 
 /** Options of {@link createRedisRequestLogStore}. */
-export interface RedisRequestLogStoreOptions {
+interface RedisRequestLogStoreOptions {
   url: string;
   /** The stream's key, e.g. the gateway's `storage.keyPrefix` + `requests`. */
   key: string;

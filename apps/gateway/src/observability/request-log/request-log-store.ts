@@ -2,7 +2,7 @@ import { matchesRequestFilter, type RequestFilter } from "./request-filter";
 import type { RequestRecord } from "./request-record";
 
 /** What a prune keeps: the newest `maxRecords`, none that arrived before `beforeMs`. */
-export interface RequestLogBounds {
+interface RequestLogBounds {
   maxRecords: number;
   /** Epoch milliseconds. */
   beforeMs: number;
@@ -43,7 +43,7 @@ export async function collectPages(
  * request ends, and replicas flush a little apart, so one that arrived after `since` can sit
  * behind one that ended before it by up to this much. Milliseconds.
  */
-export const SCAN_SLACK_MS = 60_000;
+const SCAN_SLACK_MS = 60_000;
 
 /**
  * True when a newest-first scan that has reached `record` can stop: it ended so long before

@@ -6,7 +6,7 @@ import { RequestTrace, type TraceSink } from "./request-trace";
 const DAY_MS = 86_400_000;
 
 /** Options of {@link createRequestLog}. */
-export interface RequestLogOptions {
+interface RequestLogOptions {
   /** Where records are kept; null when the log is off (traces are made but never kept). */
   store: RequestLogStore | null;
   /** Clock, epoch milliseconds: arrival instants and the age bound follow it. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One target a request tried, as the request log keeps it. */
-export const requestAttemptSchema = z.object({
+const requestAttemptSchema = z.object({
   connection: z.string(),
   model: z.string(),
   rung: z.string(),

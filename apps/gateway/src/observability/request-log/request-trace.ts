@@ -2,7 +2,7 @@ import type { AttemptRecord } from "../../errors";
 import type { RequestRecord } from "./request-record";
 
 /** Token counts of an answer, in the hub's convention (`inputTokens` counts cached input). */
-export interface TraceUsage {
+interface TraceUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cachedInputTokens: number;

@@ -5,7 +5,7 @@ import { isRecord } from "../ir/guards";
 const block = z.looseObject({ type: z.string() });
 
 /** A Messages API message; `system` is accepted inside `messages` (Claude Code sends it there). */
-export const messagesMessageSchema = z.looseObject({
+const messagesMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(block)]),
 });
@@ -45,7 +45,7 @@ export const messagesRequestSchema = z.looseObject({
 });
 
 /** Messages API usage. */
-export const messagesUsageSchema = z.looseObject({
+const messagesUsageSchema = z.looseObject({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),

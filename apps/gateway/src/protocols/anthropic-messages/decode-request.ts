@@ -143,7 +143,7 @@ function textBlocks(content: string | Json[], field: string): IrTextPart[] {
 }
 
 /** Reads an Anthropic image block (base64 or URL); file ids are refused. */
-export function decodeImageBlock(b: Json, field: string): IrImagePart {
+function decodeImageBlock(b: Json, field: string): IrImagePart {
   const source = isRecord(b.source) ? b.source : {};
   if (source.type === "base64") {
     return {

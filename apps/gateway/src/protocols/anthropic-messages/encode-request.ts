@@ -122,7 +122,7 @@ function encodeTool(tool: IrTool, index: number, dropped: string[]): Json {
 }
 
 /** The Anthropic image block for a hub image. */
-export function anthropicImage(part: IrImagePart): Json {
+function anthropicImage(part: IrImagePart): Json {
   return part.source.kind === "base64"
     ? {
         type: "image",

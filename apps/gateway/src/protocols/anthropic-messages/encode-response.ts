@@ -51,7 +51,7 @@ export function encodeMessagesResponse(
 }
 
 /** A tool_use `input` for call arguments: JSON as an object; malformed JSON kept raw. */
-export function toolInput(args: string, kind: "function" | "custom"): unknown {
+function toolInput(args: string, kind: "function" | "custom"): unknown {
   if (kind === "custom") return { input: args };
   if (args === "") return {};
   try {

@@ -8,7 +8,7 @@ import { tokenCount } from "../ir/usage";
  * true), a whole function call, or something the hub does not carry (inline data, executable
  * code), which is ignored. `thoughtSignature` is Gemini's opaque proof of its reasoning.
  */
-export const geminiPartSchema = z
+const geminiPartSchema = z
   .object({
     text: z.string().optional(),
     thought: z.boolean().optional(),
@@ -24,7 +24,7 @@ export const geminiPartSchema = z
   .loose();
 
 /** One candidate answer: its content, and why it stopped once it has. */
-export const geminiCandidateSchema = z
+const geminiCandidateSchema = z
   .object({
     content: z
       .object({ role: z.string().optional(), parts: z.array(geminiPartSchema).optional() })
@@ -49,11 +49,6 @@ export const geminiResponseSchema = z
     promptFeedback: z.object({ blockReason: z.string().optional() }).loose().optional(),
   })
   .loose();
-
-/** See {@link geminiPartSchema}. */
-export type GeminiPart = z.infer<typeof geminiPartSchema>;
-/** See {@link geminiResponseSchema}. */
-export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 
 /**
  * The Gemini answer inside a Code Assist envelope (`{"response": {...}, "traceId": ...}`), or
@@ -80,18 +75,3 @@ export function usageFromGemini(usage: unknown): IrUsage | null {
     reasoningTokens: thoughts,
   };
 }
-
-/** A Gemini Code Assist request envelope: `{model, project?, request: {contents, ...}}`. */
-export const geminiRequestSchema = z
-  .object({
-    model: z.string(),
-    project: z.string().optional(),
-    request: z
-      .object({
-        contents: z.array(
-          z.object({ role: z.string().optional(), parts: z.array(z.unknown()) }).loose(),
-        ),
-      })
-      .loose(),
-  })
-  .loose();

@@ -35,7 +35,7 @@ export function wrapCustomInput(input: string): string {
 }
 
 /** The raw input of a custom tool from function-call arguments; the arguments as they are if not wrapped. */
-export function unwrapCustomInput(args: string): string {
+function unwrapCustomInput(args: string): string {
   try {
     const value: unknown = JSON.parse(args);
     if (isRecord(value) && typeof value.input === "string") return value.input;

@@ -1,4 +1,4 @@
-export { type IrFinishReason, irFinishReasonSchema } from "./finish-reason";
+export type { IrFinishReason } from "./finish-reason";
 export {
   emptyIrRequest,
   type IrEffort,
@@ -13,9 +13,7 @@ export {
   type IrTool,
   type IrToolCallPart,
   type IrToolChoice,
-  type IrToolResultPart,
-  irRequestSchema,
 } from "./request";
-export { type IrResponse, irResponseSchema } from "./response";
+export type { IrResponse } from "./response";
 export { type IrStreamError, type IrStreamPart, streamCutError } from "./stream-part";
-export { emptyIrUsage, type IrUsage, irUsageSchema, tokenCount } from "./usage";
+export { emptyIrUsage, type IrUsage, tokenCount } from "./usage";

@@ -8,7 +8,7 @@ export const irTextPartSchema = z.object({
 });
 
 /** An image, inline (base64 with its media type) or by URL. */
-export const irImagePartSchema = z.object({
+const irImagePartSchema = z.object({
   type: z.literal("image"),
   source: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("base64"), mediaType: z.string(), data: z.string() }),
@@ -45,7 +45,7 @@ export const irToolCallPartSchema = z.object({
 });
 
 /** The result of one tool call, sent back by the client. */
-export const irToolResultPartSchema = z.object({
+const irToolResultPartSchema = z.object({
   type: z.literal("tool_result"),
   callId: z.string(),
   content: z.array(z.union([irTextPartSchema, irImagePartSchema])),
@@ -54,7 +54,7 @@ export const irToolResultPartSchema = z.object({
 });
 
 /** Any part of a message. */
-export const irPartSchema = z.discriminatedUnion("type", [
+const irPartSchema = z.discriminatedUnion("type", [
   irTextPartSchema,
   irImagePartSchema,
   irReasoningPartSchema,
@@ -66,13 +66,13 @@ export const irPartSchema = z.discriminatedUnion("type", [
  * One conversation turn. `system` turns inside the conversation keep their position (Claude
  * Code sends them mid-conversation; OpenAI calls them system or developer messages).
  */
-export const irMessageSchema = z.object({
+const irMessageSchema = z.object({
   role: z.enum(["system", "user", "assistant"]),
   content: z.array(irPartSchema),
 });
 
 /** A tool the model may call: a JSON-schema function, or a freeform (custom) tool. */
-export const irToolSchema = z.discriminatedUnion("kind", [
+const irToolSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("function"),
     name: z.string(),
@@ -91,7 +91,7 @@ export const irToolSchema = z.discriminatedUnion("kind", [
 ]);
 
 /** Which tool the model must (or must not) call. */
-export const irToolChoiceSchema = z.discriminatedUnion("type", [
+const irToolChoiceSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("auto") }),
   z.object({ type: z.literal("none") }),
   z.object({ type: z.literal("required") }),
@@ -99,7 +99,7 @@ export const irToolChoiceSchema = z.discriminatedUnion("type", [
 ]);
 
 /** Reasoning effort levels understood across protocols. */
-export const irEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
+const irEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 
 /**
  * Reasoning control: `effort` (OpenAI `reasoning_effort`, Responses `reasoning.effort`,
@@ -107,7 +107,7 @@ export const irEffortSchema = z.enum(["none", "minimal", "low", "medium", "high"
  * `adaptive` (Anthropic `thinking.type: "adaptive"`: the model decides), `disabled`, and the
  * Responses `summary` setting.
  */
-export const irReasoningSchema = z.object({
+const irReasoningSchema = z.object({
   effort: irEffortSchema.optional(),
   budgetTokens: z.number().int().positive().optional(),
   adaptive: z.boolean().optional(),
@@ -116,7 +116,7 @@ export const irReasoningSchema = z.object({
 });
 
 /** The output format the answer must follow. */
-export const irResponseFormatSchema = z.discriminatedUnion("type", [
+const irResponseFormatSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text") }),
   z.object({ type: z.literal("json_object") }),
   z.object({
@@ -134,7 +134,7 @@ export const irResponseFormatSchema = z.discriminatedUnion("type", [
  * `includeEncryptedReasoning`, `store`, `contextManagement`) is carried so the own protocol can
  * keep it and the others can drop or refuse it by the degrade policy.
  */
-export const irRequestSchema = z.object({
+const irRequestSchema = z.object({
   /** The protocol the client spoke: its name in `protocols/registry.ts`. */
   source: z.string().min(1),
   model: z.string(),
@@ -173,8 +173,6 @@ export type IrImagePart = z.infer<typeof irImagePartSchema>;
 export type IrReasoningPart = z.infer<typeof irReasoningPartSchema>;
 /** See {@link irToolCallPartSchema}. */
 export type IrToolCallPart = z.infer<typeof irToolCallPartSchema>;
-/** See {@link irToolResultPartSchema}. */
-export type IrToolResultPart = z.infer<typeof irToolResultPartSchema>;
 /** See {@link irPartSchema}. */
 export type IrPart = z.infer<typeof irPartSchema>;
 /** See {@link irMessageSchema}. */

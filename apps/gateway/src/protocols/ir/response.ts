@@ -4,7 +4,7 @@ import { irReasoningPartSchema, irTextPartSchema, irToolCallPartSchema } from ".
 import { irUsageSchema } from "./usage";
 
 /** A complete (non-stream) assistant answer in the hub's shape. */
-export const irResponseSchema = z.object({
+const irResponseSchema = z.object({
   /** Upstream response id, when it sent one. */
   id: z.string().optional(),
   model: z.string().optional(),

@@ -5,7 +5,7 @@ import { isRecord } from "../ir/guards";
 const part = z.looseObject({ type: z.string() });
 
 /** A chat message as clients and compatible servers send it (roles checked by the decoder). */
-export const chatMessageSchema = z.looseObject({
+const chatMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(part)]).nullish(),
   name: z.string().nullish(),
@@ -50,7 +50,7 @@ export const chatRequestSchema = z.looseObject({
 });
 
 /** Chat usage, tolerant of servers that omit the details. */
-export const chatUsageSchema = z.looseObject({
+const chatUsageSchema = z.looseObject({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
@@ -109,8 +109,6 @@ export const chatChunkSchema = z.looseObject({
   error: z.unknown().optional(),
 });
 
-/** See {@link chatRequestSchema}. */
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
 /** See {@link chatMessageSchema}. */
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 

@@ -1,7 +1,7 @@
 import type { IrToolCallPart } from "../ir";
 
 /** A Responses `function_call` or `custom_tool_call` item, as input or as output. */
-export interface ResponsesCallItem {
+interface ResponsesCallItem {
   /** `custom_tool_call` for a custom tool; anything else reads as a function call. */
   type?: string | null | undefined;
   id?: string | null | undefined;

@@ -10,7 +10,7 @@ import {
 } from "./openai-responses-api";
 
 /** The hub content of Responses output items (message text, reasoning, function and custom calls). */
-export function contentFromOutput(output: readonly ResponsesOutputItem[]): IrResponse["content"] {
+function contentFromOutput(output: readonly ResponsesOutputItem[]): IrResponse["content"] {
   const content: IrResponse["content"] = [];
   for (const item of output) {
     if (item.type === "message") {

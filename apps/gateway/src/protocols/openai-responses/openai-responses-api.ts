@@ -3,7 +3,7 @@ import { type IrUsage, tokenCount } from "../ir";
 import { isRecord } from "../ir/guards";
 
 /** One `input` item: a message (with or without `type: "message"`) or a typed item. */
-export const responsesInputItemSchema = z.looseObject({
+const responsesInputItemSchema = z.looseObject({
   type: z.string().nullish(),
   role: z.string().nullish(),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).nullish(),
@@ -52,7 +52,7 @@ export const responsesRequestSchema = z.looseObject({
 });
 
 /** Responses usage. */
-export const responsesUsageSchema = z.looseObject({
+const responsesUsageSchema = z.looseObject({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   input_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
@@ -91,14 +91,10 @@ export const responsesResponseSchema = z.looseObject({
   error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 
-/** See {@link responsesRequestSchema}. */
-export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 /** See {@link responsesInputItemSchema}. */
 export type ResponsesInputItem = z.infer<typeof responsesInputItemSchema>;
 /** See {@link responsesOutputItemSchema}. */
 export type ResponsesOutputItem = z.infer<typeof responsesOutputItemSchema>;
-/** See {@link responsesResponseSchema}. */
-export type ResponsesResponse = z.infer<typeof responsesResponseSchema>;
 
 /** Hub usage for a Responses `usage` object; null when it carries no counts. */
 export function usageFromResponses(usage: unknown): IrUsage | null {

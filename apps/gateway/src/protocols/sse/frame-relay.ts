@@ -6,7 +6,7 @@ import { formatSse, formatSseEvents } from "./sse-format";
 import { createSseParser, type SseParser } from "./sse-parser";
 
 /** Options of {@link createFrameRelay}. */
-export interface FrameRelayOptions {
+interface FrameRelayOptions {
   /**
    * Frames the client must not see, among those the codec's relay profile tracks (the chat
    * usage-only chunk the gateway asked for on the client's behalf: `ClientWire.hiddenFrames`),

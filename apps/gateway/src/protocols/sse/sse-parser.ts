@@ -13,7 +13,7 @@ export interface SseParser {
 }
 
 /** Options of {@link createSseParser}. */
-export interface SseParserOptions {
+interface SseParserOptions {
   /**
    * False when the parser takes over a stream after its beginning, at an event boundary: a
    * leading U+FEFF is then data, not a byte-order mark. Default true.
