@@ -4,7 +4,7 @@ import { refreshableCredentialSchema } from "./credential-schema";
 import { envRefSchema } from "./env-ref-schema";
 
 /** One plan window's allowance (see `connections[].planAllowances`): dollars or tokens, not both. */
-export const planAllowanceSchema = z
+const planAllowanceSchema = z
   .strictObject({
     window: z
       .string()

@@ -33,6 +33,3 @@ export const refreshableCredentialSchema = z
       credential.githubToken !== undefined,
     "needs login, refreshToken, accessToken or githubToken",
   );
-
-/** A configured refreshable credential (env references unresolved). */
-export type RefreshableCredentialConfig = z.infer<typeof refreshableCredentialSchema>;

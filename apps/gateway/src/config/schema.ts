@@ -6,7 +6,7 @@ import { JOURNAL_PATH_NEEDED, storageSchema } from "./storage-schema";
 import { subscriptionLadderSchema } from "./subscription-ladder-schema";
 
 /** Operator catalog entries, same schema as `@planfirst/billing-catalog`, overriding it by key. */
-export const catalogOverridesSchema = z.strictObject({
+const catalogOverridesSchema = z.strictObject({
   connections: z.array(connectionBillingEntrySchema).default([]),
   models: z.array(modelPriceSchema).default([]),
 });

@@ -6,7 +6,7 @@ import { clientKeySchema } from "./client-key-schema";
  * driver and read with `GET /v1/requests`. Bounded by a record count and an age, whichever
  * removes more.
  */
-export const requestLogSchema = z.strictObject({
+const requestLogSchema = z.strictObject({
   /** Record every request (default true). */
   enabled: z.boolean().default(true),
   /** Most records kept; older ones are removed first. Default 100 000. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Rung names a budget may be set on; the quota rungs are refused later with rule B5. */
-export const rungNameSchema = z.enum(["subscription", "keyless", "free", "cheap", "premium"]);
+const rungNameSchema = z.enum(["subscription", "keyless", "free", "cheap", "premium"]);
 
 /** Budget window lengths (UTC by default, see `subscriptionLadder.budgetTimeZone`). */
 export const budgetWindowSchema = z.enum(["day", "week", "month"]);
@@ -10,7 +10,7 @@ export const budgetWindowSchema = z.enum(["day", "week", "month"]);
  * Session affinity (ladder.md §16): inside the rung the ladder chose, a conversation's next turn
  * goes first to the target that served its last one, where its prompt cache is.
  */
-export const sessionAffinitySchema = z.strictObject({
+const sessionAffinitySchema = z.strictObject({
   /**
    * A session with no request for this long is forgotten, milliseconds. Default 3 600 000
    * (1 h); 0 turns affinity off (no session is read, written or shown).

@@ -29,7 +29,7 @@ export interface StatusWindow {
 }
 
 /** The last request of a routing id: which rung, connection and model served it, and when. */
-export interface StatusServed {
+interface StatusServed {
   rung: string;
   connection: string;
   model: string;
@@ -37,14 +37,14 @@ export interface StatusServed {
 }
 
 /** The line of requests waiting for a plan connection, as `/v1/status` shows it. */
-export interface StatusWaiting {
+interface StatusWaiting {
   requests: number;
   /** When the first of them expects the plan back (ISO); null when not known. */
   returnAt: string | null;
 }
 
 /** A client key's budget over every paid rung, as `/v1/status` reports it. Never the key itself. */
-export interface StatusKeyBudget {
+interface StatusKeyBudget {
   /** The key's id. */
   key: string;
   window: string;

@@ -25,6 +25,6 @@ export function remainingSeries(connectionId: string, windowId: string): string 
 }
 
 /** The history series of a paid rung's spend in its budget window. */
-export function spentSeries(rung: string): string {
+function spentSeries(rung: string): string {
   return `spent:${rung}`;
 }

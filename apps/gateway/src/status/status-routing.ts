@@ -2,7 +2,7 @@ import { explainModel, explainSourceOf } from "../routing/explain-model";
 import type { StatusSource as AppContext } from "./status-source";
 
 /** The routing ids whose verdicts and last-served rung the status shows. */
-export const STATUS_ROUTING_IDS = ["auto/subscription", "auto/thrifty"] as const;
+const STATUS_ROUTING_IDS = ["auto/subscription", "auto/thrifty"] as const;
 
 /** Why a connection is out of a routing id's pool: the words of `/v1/ladder`. */
 export interface StatusExclusion {

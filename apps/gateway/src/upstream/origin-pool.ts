@@ -6,7 +6,7 @@ import { UpstreamError } from "./upstream-error";
  * A call as {@link OriginPool} holds it (an attempt's dispatch handler): started on a client, or
  * given up while it waits for one.
  */
-export interface PooledCall {
+interface PooledCall {
   /** True once the call has its response headers or was given up: a waiting one is skipped. */
   readonly settled: boolean;
   start(client: Client, pool: OriginPool): void;
