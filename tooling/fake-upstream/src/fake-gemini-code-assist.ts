@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CodeAssistAccount, createCodeAssistAccount } from "./code-assist-account";
 import { credentialLabel } from "./credential-label";
-import { type JsonReply, rpcError } from "./google-rpc";
+import { type GenerationKnobs, generate } from "./gemini-generate";
+import { json, readBody, record, reply } from "./gemini-http";
+import { rpcError } from "./google-rpc";
 
 /** Options of {@link startFakeGeminiCodeAssist}. */
 export interface FakeGeminiCodeAssistOptions {
@@ -37,8 +39,11 @@ export interface GeminiHit {
   body: unknown;
 }
 
-/** A running fake of Google's token endpoint and the Code Assist API. */
-export interface FakeGeminiCodeAssist {
+/**
+ * A running fake of Google's token endpoint and the Code Assist API; the knobs of how it answers
+ * generation are those of {@link GenerationKnobs}.
+ */
+export interface FakeGeminiCodeAssist extends GenerationKnobs {
   origin: string;
   /**
    * `{origin}/v1internal`: POST `:loadCodeAssist`, `:onboardUser`, `:generateContent`,
@@ -71,19 +76,6 @@ export interface FakeGeminiCodeAssist {
   remaining: Record<string, number>;
   /** `resetTime` of every bucket, epoch ms; default now + 24 h. */
   resetAtMs: number | null;
-  /**
-   * When set, generation answers 429 `RESOURCE_EXHAUSTED` with ErrorInfo `QUOTA_EXHAUSTED` and
-   * `quotaResetTimeStamp` at this epoch ms.
-   */
-  exhaustedUntilMs: number | null;
-  /** When set, generation answers 429 `RATE_LIMIT_EXCEEDED` with this RetryInfo delay, ms. */
-  rateLimitedForMs: number | null;
-  /** When true, generation answers 403 `VALIDATION_REQUIRED`. */
-  validationRequired: boolean;
-  /** Text of the answer; default "Hello from Gemini.". */
-  answerText: string;
-  /** When set, the answer is this one function call instead of text. */
-  functionCall: { name: string; args: Record<string, unknown> } | null;
   close(): Promise<void>;
 }
 
@@ -92,40 +84,6 @@ export const GEMINI_FAKE_CLIENT_ID = "fake-gemini-client.apps.googleusercontent.
 
 /** Where `GET` reads a long-running operation: `{base}/operations/…`. */
 const OPERATIONS_PREFIX = "/v1internal/operations/";
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    "content-type": "application/json; charset=UTF-8",
-    "content-length": String(Buffer.byteLength(text)),
-  });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text === "") return undefined;
-  if (String(request.headers["content-type"]).includes("application/x-www-form-urlencoded"))
-    return Object.fromEntries(new URLSearchParams(text));
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-/** Go-style seconds with nanosecond decimals, as RetryInfo writes them (`0.976066617s`). */
-function retryDelay(ms: number): string {
-  return `${(ms / 1000).toFixed(9).replace(/0+$/, "").replace(/\.$/, "")}s`;
-}
 
 /**
  * Starts a fake of Gemini Code Assist on 127.0.0.1, in its real wire formats: Google's token
@@ -149,8 +107,6 @@ export async function startFakeGeminiCodeAssist(
     project: "fake-companion-project-4242",
     ...(options.setUp === undefined ? {} : { setUp: options.setUp }),
   });
-  const reply = (response: ServerResponse, answer: JsonReply) =>
-    json(response, answer.status, answer.body);
 
   const server = createServer(async (request, response) => {
     try {
@@ -202,7 +158,11 @@ export async function startFakeGeminiCodeAssist(
           return json(response, 200, { buckets: buckets() });
         case "/v1internal:generateContent":
         case "/v1internal:streamGenerateContent":
-          return generate(response, record(body), url.pathname.endsWith(":streamGenerateContent"));
+          return generate(response, record(body), url.pathname.endsWith(":streamGenerateContent"), {
+            fake,
+            account,
+            now,
+          });
         default:
           return json(response, 404, rpcError(404, "NOT_FOUND", `no method ${url.pathname}`));
       }
@@ -257,124 +217,6 @@ export async function startFakeGeminiCodeAssist(
       if (fraction < 1) bucket.remainingAmount = String(Math.round(fraction * 1000));
       return bucket;
     });
-  }
-
-  function generate(response: ServerResponse, body: Record<string, unknown>, stream: boolean) {
-    const model = typeof body.model === "string" ? body.model : "";
-    const refusal = account.generationRefusal(body.project);
-    if (refusal) return reply(response, refusal);
-    if (!Array.isArray(record(body.request).contents))
-      return json(response, 400, rpcError(400, "INVALID_ARGUMENT", "request.contents is required"));
-    if (fake.validationRequired) {
-      return json(
-        response,
-        403,
-        rpcError(403, "PERMISSION_DENIED", "Verify your account to continue.", [
-          {
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            reason: "VALIDATION_REQUIRED",
-            domain: "cloudcode-pa.googleapis.com",
-          },
-          {
-            "@type": "type.googleapis.com/google.rpc.Help",
-            links: [{ description: "Verify", url: "https://accounts.google.com/" }],
-          },
-        ]),
-      );
-    }
-    if (fake.exhaustedUntilMs !== null && fake.exhaustedUntilMs > now()) {
-      const delayMs = fake.exhaustedUntilMs - now();
-      return json(
-        response,
-        429,
-        rpcError(
-          429,
-          "RESOURCE_EXHAUSTED",
-          `You have exhausted your capacity on this model. Your quota will reset after ${Math.ceil(delayMs / 1000)}s.`,
-          [
-            {
-              "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-              reason: "QUOTA_EXHAUSTED",
-              domain: "cloudcode-pa.googleapis.com",
-              metadata: {
-                uiMessage: "true",
-                model,
-                quotaResetDelay: retryDelay(delayMs),
-                quotaResetTimeStamp: new Date(fake.exhaustedUntilMs)
-                  .toISOString()
-                  .replace(/\.\d{3}Z$/, "Z"),
-              },
-            },
-            {
-              "@type": "type.googleapis.com/google.rpc.RetryInfo",
-              retryDelay: retryDelay(delayMs),
-            },
-          ],
-        ),
-      );
-    }
-    if (fake.rateLimitedForMs !== null) {
-      return json(
-        response,
-        429,
-        rpcError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", [
-          {
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            reason: "RATE_LIMIT_EXCEEDED",
-            domain: "cloudcode-pa.googleapis.com",
-            metadata: { model, quotaResetDelay: retryDelay(fake.rateLimitedForMs) },
-          },
-          {
-            "@type": "type.googleapis.com/google.rpc.RetryInfo",
-            retryDelay: retryDelay(fake.rateLimitedForMs),
-          },
-        ]),
-      );
-    }
-    const responseId = `fake-${randomBytes(8).toString("hex")}`;
-    const traceId = randomBytes(8).toString("hex");
-    const usage = (candidates: number) => ({
-      promptTokenCount: 21,
-      candidatesTokenCount: candidates,
-      thoughtsTokenCount: 5,
-      totalTokenCount: 26 + candidates,
-    });
-    const wrap = (candidate: Record<string, unknown>, candidates: number) => ({
-      response: {
-        candidates: [candidate],
-        usageMetadata: usage(candidates),
-        modelVersion: model,
-        responseId,
-      },
-      traceId,
-    });
-    const call = fake.functionCall;
-    const parts = call ? [{ functionCall: call }] : [{ text: fake.answerText }];
-    if (!stream) {
-      return json(
-        response,
-        200,
-        wrap({ content: { role: "model", parts }, finishReason: "STOP" }, 7),
-      );
-    }
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const frames: unknown[] = [
-      wrap({ content: { role: "model", parts: [{ text: "Weighing it up.", thought: true }] } }, 0),
-    ];
-    if (call) frames.push(wrap({ content: { role: "model", parts }, finishReason: "STOP" }, 7));
-    else {
-      const text = fake.answerText;
-      const half = Math.ceil(text.length / 2);
-      frames.push(wrap({ content: { role: "model", parts: [{ text: text.slice(0, half) }] } }, 3));
-      frames.push(
-        wrap(
-          { content: { role: "model", parts: [{ text: text.slice(half) }] }, finishReason: "STOP" },
-          7,
-        ),
-      );
-    }
-    for (const frame of frames) response.write(`data: ${JSON.stringify(frame)}\r\n\r\n`);
-    response.end();
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -15,6 +15,8 @@ export {
   serverError,
   unauthorized,
 } from "./error-replies";
+export { CODEX_FAKE_CLIENT_ID, type FakeCodex } from "./fake-codex";
+export type { FakeCopilot } from "./fake-copilot";
 export {
   type FakeGeminiCodeAssist,
   type FakeGeminiCodeAssistOptions,
@@ -22,19 +24,16 @@ export {
   type GeminiHit,
   startFakeGeminiCodeAssist,
 } from "./fake-gemini-code-assist";
+export type { FakeKimi } from "./fake-kimi";
 export {
-  CODEX_FAKE_CLIENT_ID,
-  type FakeCodex,
-  type FakeCopilot,
-  type FakeKimi,
-  type FakeOauthControls,
   type FakePlanProviders,
   type FakePlanProvidersOptions,
-  type FakeZai,
   type PlanHit,
   startFakePlanProviders,
 } from "./fake-plan-providers";
 export { type FakeUpstreamOptions, startFakeUpstream } from "./fake-upstream";
+export type { FakeZai } from "./fake-zai";
+export type { FakeOauthControls } from "./plan-oauth";
 export {
   codexUsagePayload,
   copilotModelsPayload,

@@ -1,10 +1,8 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { translateRequest, translateResponse } from "../hub";
+import { translateRequest } from "../hub";
 import { openAiChatCodec } from "../openai-chat/codec";
 import { openAiResponsesCodec } from "../openai-responses/codec";
-import { ProtocolError } from "../protocol-error";
-import { decodeChunks, fixtureText, splitBytes } from "../test-streams";
+import { refusal } from "../test-refusal";
 import { anthropicMessagesCodec } from "./codec";
 
 /** A request in the shape Claude Code sends (2.x, with thinking, effort and context management). */
@@ -96,16 +94,6 @@ function claudeCodeRequest(thinking: Record<string, unknown>): Record<string, un
     output_config: { effort: "high" },
     context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
   };
-}
-
-function refusal(run: () => unknown): ProtocolError {
-  try {
-    run();
-  } catch (error) {
-    if (ProtocolError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a ProtocolError");
 }
 
 describe("anthropic-messages codec, Claude Code's requests", () => {
@@ -291,178 +279,5 @@ describe("anthropic-messages codec, Claude Code's requests", () => {
       }),
     );
     expect(error.field).toBe("messages[0].content[0].type");
-  });
-});
-
-describe("anthropic-messages codec, answers", () => {
-  const message = {
-    id: "msg_01XFDUDYJgAACzvnptvVoYEL",
-    type: "message",
-    role: "assistant",
-    model: "claude-sonnet-4-5",
-    content: [
-      { type: "thinking", thinking: "Hmm.", signature: "sig" },
-      { type: "text", text: "Checking." },
-      { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Oslo" } },
-    ],
-    stop_reason: "tool_use",
-    stop_sequence: null,
-    usage: {
-      input_tokens: 10,
-      output_tokens: 30,
-      cache_read_input_tokens: 200,
-      cache_creation_input_tokens: 5,
-    },
-  };
-
-  it("Anthropic upstream → chat client: content, tool_calls, finish_reason, cached usage, id", () => {
-    const { body, usage } = translateResponse("anthropic-messages", "openai-chat", message, {
-      model: "claude-sonnet-4-5",
-      nowMs: 1_700_000_000_000,
-    });
-    expect(usage).toEqual({
-      inputTokens: 215,
-      outputTokens: 30,
-      cachedInputTokens: 200,
-      cacheWriteTokens: 5,
-      reasoningTokens: 0,
-    });
-    expect(body).toEqual({
-      id: "chatcmpl-01XFDUDYJgAACzvnptvVoYEL",
-      object: "chat.completion",
-      created: 1_700_000_000,
-      model: "claude-sonnet-4-5",
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: "assistant",
-            content: "Checking.",
-            refusal: null,
-            reasoning_content: "Hmm.",
-            tool_calls: [
-              {
-                id: "toolu_1",
-                type: "function",
-                function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
-              },
-            ],
-          },
-          logprobs: null,
-          finish_reason: "tool_calls",
-        },
-      ],
-      usage: {
-        prompt_tokens: 215,
-        completion_tokens: 30,
-        total_tokens: 245,
-        prompt_tokens_details: { cached_tokens: 200 },
-        completion_tokens_details: { reasoning_tokens: 0 },
-      },
-    });
-  });
-
-  it("round trip Anthropic → hub → Anthropic keeps content, stop reason and usage", () => {
-    const ir = anthropicMessagesCodec.decodeResponse(message);
-    const { body } = anthropicMessagesCodec.encodeResponse(ir, {
-      model: "claude-sonnet-4-5",
-      nowMs: 0,
-    });
-    expect(body).toEqual(message);
-  });
-
-  it("writes no unsigned thinking for an answer from another protocol, and says so", () => {
-    const { body, dropped } = translateResponse(
-      "openai-chat",
-      "anthropic-messages",
-      {
-        id: "c",
-        choices: [
-          {
-            message: { role: "assistant", content: "Hi", reasoning_content: "think" },
-            finish_reason: "stop",
-          },
-        ],
-      },
-      { model: "deepseek-reasoner", nowMs: 0 },
-    );
-    expect(body.content).toEqual([{ type: "text", text: "Hi" }]);
-    expect(dropped).toEqual(["reasoning"]);
-  });
-});
-
-describe("anthropic-messages codec, streams", () => {
-  it("decodes Claude's thinking, signature and tool use, and the final cumulative usage", () => {
-    const parts = decodeChunks("anthropic-messages", [
-      fixtureText("anthropic-messages", "thinking-tool-stream.sse"),
-    ]);
-    expect(parts).toEqual([
-      { type: "start", id: "msg_01Hq3Lm8TzVb2Nc5Wx7Yk9Rf", model: "claude-opus-4-5-20251101" },
-      { type: "reasoning-delta", text: "The user wants the failing test fixed. " },
-      { type: "reasoning-delta", text: "I should read the test file first." },
-      {
-        type: "reasoning-end",
-        signature:
-          "EqQBCkYIBxgCKkDpZ3b9kQ2mLr7T1xVn4yB8cF6hJ0sW5eU3iO9aR2tY7uI4oP1lK8jH3gF6dS0aQ5wE2rT9yU7iO1pA3sD6fG0hJ4kL8zX==",
-      },
-      { type: "text-delta", text: "I'll read the test first." },
-      {
-        type: "tool-call-start",
-        callIndex: 0,
-        id: "toolu_01A9bXk3Rm7Tq2Vn5Lw8Yz4C",
-        name: "Read",
-        kind: "function",
-      },
-      { type: "tool-call-delta", callIndex: 0, delta: '{"file_path": "/repo/src/sum.test.ts"' },
-      { type: "tool-call-delta", callIndex: 0, delta: "}" },
-      { type: "tool-call-end", callIndex: 0 },
-      {
-        type: "usage",
-        usage: {
-          inputTokens: 18651,
-          outputTokens: 118,
-          cachedInputTokens: 18230,
-          cacheWriteTokens: 412,
-          reasoningTokens: 0,
-        },
-      },
-      { type: "finish", reason: "tool_calls" },
-    ]);
-  });
-
-  it("re-encodes a decoded stream into frames that decode to the same text, calls and usage", () => {
-    const parts = decodeChunks("anthropic-messages", [
-      fixtureText("anthropic-messages", "tool-stream.sse"),
-    ]);
-    const encoder = anthropicMessagesCodec.encodeStream({
-      model: "claude-sonnet-4-5-20250929",
-      nowMs: 0,
-    });
-    const text = parts
-      .flatMap((p) => encoder.push(p))
-      .map((e) => `event: ${e.event}\ndata: ${e.data}\n\n`)
-      .join("");
-    expect(decodeChunks("anthropic-messages", [text])).toEqual(parts);
-  });
-
-  it("an upstream error event ends the stream with an error part", () => {
-    const text = `${fixtureText("anthropic-messages", "text-stream.sse").split("event: content_block_stop")[0]}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
-    const parts = decodeChunks("anthropic-messages", [text]);
-    expect(parts.at(-1)).toEqual({
-      type: "error",
-      error: { type: "overloaded_error", code: "overloaded_error", message: "Overloaded" },
-    });
-    expect(parts.some((p) => p.type === "finish")).toBe(false);
-  });
-
-  it("decodes to the same parts however the bytes are split", () => {
-    const text = fixtureText("anthropic-messages", "thinking-tool-stream.sse");
-    const whole = decodeChunks("anthropic-messages", [text]);
-    fc.assert(
-      fc.property(fc.array(fc.nat(), { maxLength: 40 }), (cuts) => {
-        expect(decodeChunks("anthropic-messages", splitBytes(text, cuts))).toEqual(whole);
-      }),
-      { numRuns: 200 },
-    );
   });
 });

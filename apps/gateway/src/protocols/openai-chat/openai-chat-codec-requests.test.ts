@@ -1,10 +1,8 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { anthropicMessagesCodec } from "../anthropic-messages/codec";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../anthropic-messages/encode-request";
-import { translateRequest, translateResponse } from "../hub";
-import { ProtocolError } from "../protocol-error";
-import { decodeChunks, fixtureText, splitBytes } from "../test-streams";
+import { translateRequest } from "../hub";
+import { refusal } from "../test-refusal";
 import { openAiChatCodec } from "./codec";
 
 const conversation = {
@@ -74,16 +72,6 @@ const toAnthropic = (body: Record<string, unknown>, stream = false) =>
     model: "claude-sonnet-4-5",
     stream,
   });
-
-function refusal(run: () => unknown): ProtocolError {
-  try {
-    run();
-  } catch (error) {
-    if (ProtocolError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a ProtocolError");
-}
 
 describe("openai-chat codec, chat client → Anthropic upstream", () => {
   it("translates system, images, tool calls, merged tool results, tools and sampling", () => {
@@ -287,141 +275,5 @@ describe("openai-chat codec, chat client → Anthropic upstream", () => {
       n: 3,
     });
     expect(openAiChatCodec.encodeRequest(ir, { model: "gpt", stream: false }).body.n).toBe(3);
-  });
-});
-
-describe("openai-chat codec, answers", () => {
-  const completion = {
-    id: "chatcmpl-abc",
-    object: "chat.completion",
-    created: 1,
-    model: "gpt-4o-mini",
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: "Sure.",
-          tool_calls: [
-            {
-              id: "call_9",
-              type: "function",
-              function: { name: "get_time", arguments: '{"tz":"UTC"}' },
-            },
-          ],
-        },
-        finish_reason: "tool_calls",
-      },
-    ],
-    usage: {
-      prompt_tokens: 100,
-      completion_tokens: 20,
-      prompt_tokens_details: { cached_tokens: 60 },
-    },
-  };
-
-  it("chat upstream → Anthropic client: text, tool use, stop reason, cached usage, id", () => {
-    const { body, usage } = translateResponse("openai-chat", "anthropic-messages", completion, {
-      model: "gpt-4o-mini",
-      nowMs: 0,
-    });
-    expect(usage).toEqual({
-      inputTokens: 100,
-      outputTokens: 20,
-      cachedInputTokens: 60,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-    });
-    expect(body).toEqual({
-      id: "msg_abc",
-      type: "message",
-      role: "assistant",
-      model: "gpt-4o-mini",
-      content: [
-        { type: "text", text: "Sure." },
-        { type: "tool_use", id: "call_9", name: "get_time", input: { tz: "UTC" } },
-      ],
-      stop_reason: "tool_use",
-      stop_sequence: null,
-      usage: {
-        input_tokens: 40,
-        output_tokens: 20,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 60,
-      },
-    });
-  });
-
-  it("round-trips an answer through the hub unchanged in meaning", () => {
-    const ir = openAiChatCodec.decodeResponse(completion);
-    const again = openAiChatCodec.decodeResponse(
-      openAiChatCodec.encodeResponse(ir, { model: "gpt-4o-mini", nowMs: 0 }).body,
-    );
-    expect(again).toEqual(ir);
-  });
-
-  it("refuses a body that is not a completion, naming the path", () => {
-    const error = refusal(() => openAiChatCodec.decodeResponse({ choices: [] }));
-    expect(error.field).toBe("choices");
-  });
-});
-
-describe("openai-chat codec, streams", () => {
-  it("decodes the recorded tool stream into tool calls, usage and the finish", () => {
-    const parts = decodeChunks("openai-chat", [fixtureText("openai-chat", "tool-stream.sse")]);
-    expect(parts[0]).toMatchObject({ type: "start", id: "chatcmpl-CFk3aT7uLwQ2mYx8NcVbR5pZsGh1K" });
-    const args = parts
-      .filter((p) => p.type === "tool-call-delta" && p.callIndex === 0)
-      .map((p) => (p.type === "tool-call-delta" ? p.delta : ""));
-    expect(args.join("")).toBe('{"location":"Paris, France"}');
-    expect(
-      parts
-        .filter((p) => p.type === "tool-call-start")
-        .map((p) => (p.type === "tool-call-start" ? p.name : "")),
-    ).toEqual(["get_weather", "get_time"]);
-    expect(parts.at(-2)).toMatchObject({
-      type: "usage",
-      usage: { inputTokens: 85, outputTokens: 38 },
-    });
-    expect(parts.at(-1)).toEqual({ type: "finish", reason: "tool_calls" });
-  });
-
-  it("re-encodes the decoded stream into chunks that decode to the same parts", () => {
-    for (const name of ["text-stream.sse", "tool-stream.sse"]) {
-      const parts = decodeChunks("openai-chat", [fixtureText("openai-chat", name)]);
-      const encoder = openAiChatCodec.encodeStream({
-        model: "gpt-4o-mini",
-        nowMs: 1_757_582_171_000,
-      });
-      const text = parts
-        .flatMap((p) => encoder.push(p))
-        .map((e) => `data: ${e.data}\n\n`)
-        .join("");
-      expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
-      const again = decodeChunks("openai-chat", [text]).map((p) =>
-        p.type === "start" ? { type: "start" } : p,
-      );
-      expect(again).toEqual(parts.map((p) => (p.type === "start" ? { type: "start" } : p)));
-    }
-  });
-
-  it("a cut stream ends with an error part, never a finish", () => {
-    const text = fixtureText("openai-chat", "text-stream.sse");
-    const parts = decodeChunks("openai-chat", [
-      text.slice(0, text.indexOf('finish_reason":"stop')),
-    ]);
-    expect(parts.some((p) => p.type === "finish")).toBe(false);
-    expect(parts.at(-1)).toMatchObject({ type: "error", error: { code: "upstream_stream_cut" } });
-  });
-
-  it("decodes to the same parts however the bytes are split", () => {
-    const text = fixtureText("openai-chat", "tool-stream.sse");
-    const whole = decodeChunks("openai-chat", [text]);
-    fc.assert(
-      fc.property(fc.array(fc.nat(), { maxLength: 40 }), (cuts) => {
-        expect(decodeChunks("openai-chat", splitBytes(text, cuts))).toEqual(whole);
-      }),
-      { numRuns: 200 },
-    );
   });
 });
