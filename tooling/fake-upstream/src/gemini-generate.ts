@@ -27,7 +27,7 @@ export interface GenerationKnobs {
 }
 
 /** What {@link generate} reads: the fake's knobs, the account's Code Assist state, the clock. */
-export interface GenerationState {
+interface GenerationState {
   fake: GenerationKnobs;
   account: CodeAssistAccount;
   now: () => number;

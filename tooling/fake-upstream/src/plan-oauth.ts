@@ -24,7 +24,7 @@ export interface FakeOauthControls {
 }
 
 /** A fake token endpoint: its {@link FakeOauthControls} and its answer to a POST. */
-export interface FakeOauthEndpoint {
+interface FakeOauthEndpoint {
   /** The knobs; a provider's fake is this object with its own fields assigned onto it. */
   controls: FakeOauthControls;
   /** Answers a POST to the token URL: the JSON refresh_token grant with rotation. */
