@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createStreamTranslator, translateRequest, translateResponse } from "../hub";
 import { ProtocolError } from "../protocol-error";
+import { refusal } from "../test-refusal";
 import { decodeChunks, fixtureText, parseEvents, splitBytes } from "../test-streams";
 import { geminiCodec } from "./codec";
 
@@ -46,16 +47,6 @@ const chatBody = {
 
 const toGemini = (from: "openai-chat" | "anthropic-messages", body: unknown, stream = false) =>
   translateRequest(from, "gemini", body, { model: "gemini-2.5-pro", stream });
-
-function refusal(run: () => unknown): ProtocolError {
-  try {
-    run();
-  } catch (error) {
-    if (ProtocolError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a ProtocolError");
-}
 
 describe("gemini codec, requests", () => {
   it("writes the Code Assist envelope from a chat request: system, roles, calls, results, tools", () => {
