@@ -4,7 +4,12 @@ import { invalidArgument, requireNonEmptyString, requireNonNegativeInteger } fro
 import { type MicroRounding, type MicroUsd, microToUsd, usdToMicro } from "./money";
 import { newReservationId } from "./reservation-id";
 import { recordTime, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import type { SpendStore, StoreSettleResult, WindowTotals } from "./spend-store";
+import type {
+  SpendStore,
+  StoreReleaseResult,
+  StoreSettleResult,
+  WindowTotals,
+} from "./spend-store";
 
 /** Options of {@link createSpendLedger}. */
 export interface SpendLedgerOptions {
@@ -249,46 +254,9 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     return micro === undefined ? undefined : microToUsd(micro);
   };
 
-  const refusal = (
-    reason: RefusalReason,
-    rung: string,
-    state: WindowTotals | null,
-  ): ReservationRefusal => ({
-    refused: true,
-    reason,
-    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
-    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
-    budgetUsd: budgetUsd(rung) ?? 0,
-  });
-
-  const scopeRefusal = (
-    reason: RefusalReason,
-    scope: string,
-    budgetMicro: MicroUsd,
-    state: WindowTotals | null,
-  ): ReservationRefusal => ({
-    refused: true,
-    reason,
-    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
-    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
-    budgetUsd: microToUsd(budgetMicro),
-    scope,
-  });
-
   /** Gives back holds taken before a refusal; one that cannot be given back expires. */
   const giveBack = (holds: readonly ScopeHold[], nowMs: number): Promise<unknown> =>
-    Promise.all(
-      holds.map((hold) =>
-        store
-          .release({
-            reservationId: hold.id,
-            rung: hold.scope,
-            windowKey: hold.windowKey,
-            nowMs,
-          })
-          .catch(() => undefined),
-      ),
-    );
+    Promise.all(holds.map((hold) => releaseHold(store, hold, nowMs).catch(() => undefined)));
 
   /**
    * Books a settled request's cost against its scopes too, in the same turn as the rung's settle
@@ -353,13 +321,13 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     for (const { hold, budgetMicro } of steps) {
       if (budgetMicro === 0) {
         const state = store.totals(hold.scope, hold.windowKey, reservedAtMs);
-        return scopeRefusal("budget_disabled", hold.scope, 0, state);
+        return budgetRefusal("budget_disabled", 0, state, hold.scope);
       }
     }
     if (rungBudgetMicro === 0) {
-      return refusal(
+      return budgetRefusal(
         "budget_disabled",
-        rung,
+        rungBudgetMicro,
         store.totals(rung, reservation.windowKey, reservedAtMs),
       );
     }
@@ -377,7 +345,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         });
         if (!result.admitted) {
           await giveBack(held, reservedAtMs);
-          return scopeRefusal("budget_exhausted", hold.scope, budgetMicro, result);
+          return budgetRefusal("budget_exhausted", budgetMicro, result, hold.scope);
         }
         held.push(hold);
       }
@@ -392,7 +360,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       });
       if (!result.admitted) {
         await giveBack(held, reservedAtMs);
-        return refusal("budget_exhausted", rung, result);
+        return budgetRefusal("budget_exhausted", rungBudgetMicro ?? 0, result);
       }
     } catch (error) {
       await giveBack(held, reservedAtMs);
@@ -414,7 +382,11 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const budgetMicro = budgetsMicro.get(rung);
       const scopes = request.scopes;
       if (budgetMicro === 0 && (scopes === undefined || scopes.length === 0)) {
-        return refusal("budget_disabled", rung, store.totals(rung, windowKey, reservedAtMs));
+        return budgetRefusal(
+          "budget_disabled",
+          budgetMicro,
+          store.totals(rung, windowKey, reservedAtMs),
+        );
       }
       const reservation: Reservation = {
         id: newReservationId(reservedAtMs),
@@ -439,7 +411,9 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         nowMs: reservedAtMs,
         expiresAtMs: reservation.expiresAtMs,
       });
-      return result.admitted ? reservation : refusal("budget_exhausted", rung, result);
+      return result.admitted
+        ? reservation
+        : budgetRefusal("budget_exhausted", budgetMicro ?? 0, result);
     },
 
     async settle(reservation, actualCostUsd, input) {
@@ -507,14 +481,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       }
       const [result] = await Promise.all([
         rungRelease,
-        ...holds.map((hold) =>
-          store.release({
-            reservationId: hold.id,
-            rung: hold.scope,
-            windowKey: hold.windowKey,
-            nowMs,
-          }),
-        ),
+        ...holds.map((hold) => releaseHold(store, hold, nowMs)),
       ]);
       return { released: result.released };
     },
@@ -555,4 +522,39 @@ function usdAmount(path: string, usd: number, rounding: MicroRounding): MicroUsd
     invalidArgument(path, "a finite, non-negative number of USD below 9e9", usd);
   }
   return usdToMicro(usd, rounding);
+}
+
+/**
+ * The refusal of a budget of `budgetMicro` whose window is at `state` (zeros when the store
+ * cannot answer); `scope` names the refusing budget scope, absent when the rung refused.
+ */
+function budgetRefusal(
+  reason: RefusalReason,
+  budgetMicro: MicroUsd,
+  state: WindowTotals | null,
+  scope?: string,
+): ReservationRefusal {
+  const refusal: ReservationRefusal = {
+    refused: true,
+    reason,
+    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
+    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
+    budgetUsd: microToUsd(budgetMicro),
+  };
+  if (scope !== undefined) refusal.scope = scope;
+  return refusal;
+}
+
+/** Gives one scope's hold back in the store. */
+function releaseHold(
+  store: SpendStore,
+  hold: ScopeHold,
+  nowMs: number,
+): Promise<StoreReleaseResult> {
+  return store.release({
+    reservationId: hold.id,
+    rung: hold.scope,
+    windowKey: hold.windowKey,
+    nowMs,
+  });
 }
