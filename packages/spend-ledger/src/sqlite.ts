@@ -3,9 +3,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
 import type { SpendStore, WindowTotals } from "./spend-store";
-import { openSqliteEngine, type SqliteCommitStats, type SqliteEngine } from "./sqlite-engine";
+import { openSqliteEngine, type SqliteEngine } from "./sqlite-engine";
+import type { SqliteCommitStats } from "./sqlite-group-commit";
 
-export type { SqliteCommitStats } from "./sqlite-engine";
+export type { SqliteCommitStats } from "./sqlite-group-commit";
 
 /** Options of {@link createSqliteSpendStore}. */
 export interface SqliteSpendStoreOptions {
