@@ -199,7 +199,8 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
   };
 }
 
-function closedError(path: string): SpendLedgerError {
+/** The `store_failure` of an operation on a closed SQLite spend store at `path`. */
+export function closedError(path: string): SpendLedgerError {
   return new SpendLedgerError({
     code: "store_failure",
     message: `SQLite spend store ${path} is closed`,
