@@ -29,7 +29,7 @@ function repeatsHeldEvidence(
 }
 
 /** The overage evidence part of the quota cache (see `QuotaCache.observeEvidence`). */
-export interface OverageEvidenceBook {
+interface OverageEvidenceBook {
   observeEvidence(connectionId: string, observation: OverageObservation): void;
   overageEvidence(connectionId: string): OverageObservation[];
 }

@@ -13,7 +13,7 @@ export interface ProbeLease {
 }
 
 /** The probe lease part of the quota cache (see `QuotaCache.tryAcquireProbe`). */
-export interface ProbeLeases {
+interface ProbeLeases {
   tryAcquireProbe(connectionId: string, ttlMs: number): Promise<ProbeLease | null>;
   isProbeInFlight(connectionId: string): boolean;
 }

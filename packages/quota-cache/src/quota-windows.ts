@@ -56,7 +56,7 @@ function compareBinding(a: QuotaWindow, b: QuotaWindow): number {
 }
 
 /** The quota reading part of the quota cache (see `QuotaCache` for each method). */
-export interface QuotaWindows {
+interface QuotaWindows {
   observe(connectionId: string, windows: readonly QuotaWindow[]): void;
   observeFailure(
     connectionId: string,
@@ -70,7 +70,7 @@ export interface QuotaWindows {
 }
 
 /** What the quota readings are judged with (see `QuotaCacheOptions`). */
-export interface QuotaWindowsOptions {
+interface QuotaWindowsOptions {
   store: QuotaStore;
   now: () => number;
   ttlMs: number;

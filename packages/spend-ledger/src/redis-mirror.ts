@@ -3,7 +3,7 @@ import type { RedisKeyLayout } from "./redis-keys";
 import type { WindowTotals } from "./spend-store";
 
 /** A window's totals as this store last knew them, with the sequence number they carried. */
-export interface MirrorEntry extends WindowTotals {
+interface MirrorEntry extends WindowTotals {
   nextExpiryMs: number;
   seq: number;
 }

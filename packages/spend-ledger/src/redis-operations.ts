@@ -16,7 +16,7 @@ import type {
  * for its window's next script call. They reject when the call fails; outages and journaling
  * are the store's.
  */
-export interface RedisOperations {
+interface RedisOperations {
   reserve(request: StoreReserveRequest): Promise<StoreReserveResult>;
   /** `urgent` sends it at the end of this turn rather than with the next reserve's call. */
   settle(request: StoreSettleRequest, urgent: boolean): Promise<StoreSettleResult>;

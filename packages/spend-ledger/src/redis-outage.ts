@@ -3,7 +3,7 @@ import type { SpendStoreLogger } from "./redis-store-options";
 import type { SettleJournal } from "./settle-journal";
 
 /** Whether Redis answers, as a store last saw it; one warning each way. */
-export interface OutageLog {
+interface OutageLog {
   /** False from the first failure until Redis answers again. */
   reachable: boolean;
   /** Redis did not answer (`cause`): warns once when it was reachable. */

@@ -3,7 +3,7 @@ import type { JournalEntry, SettleJournal } from "./settle-journal";
 import type { StoreReleaseRequest, StoreSettleRequest } from "./spend-store";
 
 /** What a journal replay needs of its store. */
-export interface JournalReplayOptions {
+interface JournalReplayOptions {
   journal: SettleJournal;
   /** Runs a journaled settle on Redis; rejects when Redis did not run it. */
   settle(request: StoreSettleRequest): Promise<unknown>;

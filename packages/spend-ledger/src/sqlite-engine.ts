@@ -63,7 +63,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
 
   const book = createWindowBook();
   const windowState = book.state;
-  loadSpendBook(db, book);
+  loadSpendBook(db, windowState);
 
   const commit = createGroupCommit(path, committer);
   const { pendingFinished, pendingReserved, markExpired, current, queue, afterBatch } = commit;

@@ -24,13 +24,13 @@ export interface SqliteCommitStats {
 }
 
 /** What a queued write is, for its batch's answer. */
-export type WriteKind = "reserve" | "settle" | "release";
+type WriteKind = "reserve" | "settle" | "release";
 
 /**
  * One queued write: applied in memory already, made durable by its batch. Plain data, so the
  * batch's answer finishes or undoes it without a closure per write.
  */
-export interface QueuedWrite {
+interface QueuedWrite {
   kind: WriteKind;
   /** The reservation it inserts (held in `pendingReserved`) or finishes (`pendingFinished`). */
   id: string;
@@ -47,7 +47,7 @@ export interface QueuedWrite {
  * Everything queued in one event-loop turn: its writes in their wire form, what they did in
  * memory, and one promise for the lot, on which each operation hangs its own answer.
  */
-export interface QueuedBatch {
+interface QueuedBatch {
   writes: BatchWrites;
   queued: QueuedWrite[];
   /**
@@ -65,7 +65,7 @@ export interface QueuedBatch {
  * for the ones before; and each batch's answer, which makes its ids durable, or takes its
  * effects back out of memory when it did not commit.
  */
-export interface GroupCommit {
+interface GroupCommit {
   /** Ids settled or released in memory whose batch has not committed yet. */
   readonly pendingFinished: Set<string>;
   /**

@@ -4,7 +4,7 @@ import type { SpendRecord, SpendRecordQuery } from "./spend-record";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
-import { holdReservation, type WindowBook } from "./window-book";
+import { holdReservation, type WindowState } from "./window-book";
 
 /** How an engine opens its file. */
 export interface SqliteEngineOptions {
@@ -20,7 +20,7 @@ export interface SqliteEngineOptions {
 }
 
 /** A spend file opened by its owner in this process. */
-export interface SpendFile {
+interface SpendFile {
   /** The owner lock; null for `:memory:`, which is private to its connection. */
   lock: OwnerLock | null;
   /** This thread's connection: it created the tables, loads the totals and answers reads. */
@@ -62,16 +62,20 @@ export function openSpendFile(options: SqliteEngineOptions): SpendFile {
 }
 
 /**
- * Loads what is durable into `book`: every window's spend and every live reservation (one that
- * has expired meanwhile is dropped by the first read, as at run time).
+ * Loads what is durable into the window states `windowState` gives (created empty on first
+ * use): every window's spend and every live reservation (one that has expired meanwhile is
+ * dropped by the first read, as at run time).
  */
-export function loadSpendBook(db: Database.Database, book: WindowBook): void {
+export function loadSpendBook(
+  db: Database.Database,
+  windowState: (rung: string, windowKey: string) => WindowState,
+): void {
   for (const row of db
     .prepare<[], { rung: string; window_key: string; spent: number }>(
       "SELECT rung, window_key, spent_micro_usd AS spent FROM spend_window",
     )
     .all()) {
-    book.state(row.rung, row.window_key).spentMicroUsd = row.spent;
+    windowState(row.rung, row.window_key).spentMicroUsd = row.spent;
   }
   for (const row of db
     .prepare<[], { id: string; rung: string; window_key: string; amount: number; expires: number }>(
@@ -79,13 +83,13 @@ export function loadSpendBook(db: Database.Database, book: WindowBook): void {
        FROM spend_live`,
     )
     .all()) {
-    const state = book.state(row.rung, row.window_key);
+    const state = windowState(row.rung, row.window_key);
     holdReservation(state, row.id, { amountMicroUsd: row.amount, expiresAtMs: row.expires });
   }
 }
 
 /** What the owner reads from the file on this thread. */
-export interface SpendFileReads {
+interface SpendFileReads {
   /** True when the file knows `id` as settled (a record, or settled without one) or released. */
   isFinishedOnDisk(id: string): boolean;
   /** Settled records matching `query`, in time order. */
