@@ -13,14 +13,10 @@ export { createMemoryQuotaStore } from "./memory-store";
 export { scopeAppliesToModel } from "./model-scope";
 export type { OverageEvidence, OverageObservation } from "./overage-evidence";
 export { parseOverageObservation } from "./overage-evidence";
-export type {
-  KnownReset,
-  ObserveFailureOptions,
-  ProbeLease,
-  QuotaCache,
-  QuotaCacheOptions,
-} from "./quota-cache";
-export { createQuotaCache, EVIDENCE_REWRITE_INTERVAL_MS } from "./quota-cache";
+export { EVIDENCE_REWRITE_INTERVAL_MS } from "./overage-evidence-book";
+export type { ProbeLease } from "./probe-leases";
+export type { QuotaCache, QuotaCacheOptions } from "./quota-cache";
+export { createQuotaCache } from "./quota-cache";
 export type { QuotaState, QuotaWindow, QuotaWindowScope } from "./quota-state";
 export { clampCooldownToReset, isStateStaleForReset } from "./quota-state";
 export type {
@@ -30,6 +26,7 @@ export type {
   QuotaStoreRecord,
 } from "./quota-store";
 export { QUOTA_STORE_BUCKETS } from "./quota-store";
+export type { KnownReset, ObserveFailureOptions } from "./quota-windows";
 export type {
   RefreshOutcome,
   RefreshScheduler,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCooldownBook } from "./cooldown-book";
-import { createQuotaCache, EVIDENCE_REWRITE_INTERVAL_MS } from "./quota-cache";
+import { EVIDENCE_REWRITE_INTERVAL_MS } from "./overage-evidence-book";
+import { createQuotaCache } from "./quota-cache";
 import { parseResponseSignals } from "./signals/parse-response-signals";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");

@@ -17,12 +17,11 @@ export type {
   Reservation,
   ReservationRefusal,
   ReserveRequest,
-  SettleRecordInput,
-  SettleResult,
-  SpendLedger,
-  SpendLedgerOptions,
-} from "./spend-ledger";
-export { createSpendLedger, DEFAULT_RESERVATION_TIMEOUT_MS, isRefusal } from "./spend-ledger";
+} from "./reservation";
+export { isRefusal } from "./reservation";
+export type { SettleRecordInput, SettleResult } from "./settlement";
+export type { SpendLedger, SpendLedgerOptions } from "./spend-ledger";
+export { createSpendLedger, DEFAULT_RESERVATION_TIMEOUT_MS } from "./spend-ledger";
 export type { SpendRecord, SpendRecordQuery, SpendSummary, SpendTotals } from "./spend-record";
 export { summarize } from "./spend-record";
 export type {

@@ -80,3 +80,12 @@ export function formatUsd(micro: MicroUsd): string {
     .replace(/0+$/, "");
   return fraction ? `${sign}${whole}.${fraction}` : `${sign}${whole}`;
 }
+
+/** USD → micro-USD, with errors that name the caller's argument. An infinite budget is no cap. */
+export function usdAmount(path: string, usd: number, rounding: MicroRounding): MicroUsd {
+  if (usd === Number.POSITIVE_INFINITY && rounding === "down") return Number.MAX_SAFE_INTEGER;
+  if (typeof usd !== "number" || !Number.isFinite(usd) || usd < 0 || usd > 9e9) {
+    invalidArgument(path, "a finite, non-negative number of USD below 9e9", usd);
+  }
+  return usdToMicro(usd, rounding);
+}

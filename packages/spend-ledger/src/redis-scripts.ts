@@ -24,7 +24,7 @@
 // ('' when none), seq }, the window's totals after the whole batch, and when it changed the window and
 // was given a channel, publishes the same totals so other replicas update their mirrors. The
 // caller leaves the channel empty to fold a burst of changes into one later publish (see
-// `publishIntervalMs` in redis.ts); a refresh can force that publish.
+// `publishIntervalMs` in redis-store-options.ts); a refresh can force that publish.
 
 import type { BatchOperation } from "./redis-batch";
 

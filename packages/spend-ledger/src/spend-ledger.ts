@@ -1,10 +1,18 @@
-import { type BudgetScope, type ScopeHold, scopeHoldId } from "./budget-scope";
+import type { BudgetScope } from "./budget-scope";
 import { BUDGET_WINDOWS, type BudgetWindow, createWindowKeyer } from "./budget-window";
-import { invalidArgument, requireNonEmptyString, requireNonNegativeInteger } from "./errors";
-import { type MicroRounding, type MicroUsd, microToUsd, usdToMicro } from "./money";
+import { invalidArgument, requireNonEmptyString } from "./errors";
+import { type MicroUsd, microToUsd, usdAmount } from "./money";
+import {
+  budgetRefusal,
+  type Reservation,
+  type ReservationRefusal,
+  type ReserveRequest,
+} from "./reservation";
 import { newReservationId } from "./reservation-id";
-import { recordTime, type SpendRecord, type SpendRecordQuery } from "./spend-record";
-import type { SpendStore, StoreSettleResult, WindowTotals } from "./spend-store";
+import { releaseHold, reserveInScopes, settleScopes } from "./scope-reservation";
+import { type SettleRecordInput, type SettleResult, settledRecord } from "./settlement";
+import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import type { SpendStore, WindowTotals } from "./spend-store";
 
 /** Options of {@link createSpendLedger}. */
 export interface SpendLedgerOptions {
@@ -24,94 +32,6 @@ export interface SpendLedgerOptions {
   now?: () => number;
   /** A reservation neither settled nor released is dropped after this long; default 600 000 ms. */
   reservationTimeoutMs?: number;
-}
-
-/** What {@link SpendLedger.reserve} is asked for. */
-export interface ReserveRequest {
-  rung: string;
-  connectionId: string;
-  model: string;
-  /** Worst-case cost of the request in USD, rounded up to the micro-dollar. */
-  maxCostUsd: number;
-  /** The gateway's id of the request, kept on the record. */
-  requestId: string;
-  /**
-   * Budgets the request must fit besides its rung's (a client key's), reserved one after the
-   * other in this order and before the rung; absent or empty = the rung's budget alone.
-   */
-  scopes?: readonly BudgetScope[];
-}
-
-/** A held amount of budget; pass it to `settle` or `release`. Plain data, safe to serialise. */
-export interface Reservation {
-  /** Unique id; settle and release are idempotent per id. */
-  id: string;
-  rung: string;
-  /** Window the request is booked in: the one current when it was reserved. */
-  windowKey: string;
-  connectionId: string;
-  model: string;
-  requestId: string;
-  amountMicroUsd: MicroUsd;
-  /** Epoch ms of the reservation. */
-  reservedAtMs: number;
-  /** Epoch ms after which the reservation no longer holds budget. */
-  expiresAtMs: number;
-  /**
-   * The same amount held against each scope of the request, in the request's order; absent
-   * when it named none. Settled and released with the reservation.
-   */
-  scopes?: ScopeHold[];
-}
-
-/** Why a reservation was refused. */
-export type RefusalReason =
-  /** Rule B2: the rung's budget is ≤ 0. */
-  | "budget_disabled"
-  /** spent + reserved + maxCost would exceed the budget. */
-  | "budget_exhausted";
-
-/**
- * A refused reservation, with the refusing window's state at the time of the refusal (USD).
- * Nothing is held after a refusal: scopes admitted before it are given back first.
- */
-export interface ReservationRefusal {
-  refused: true;
-  reason: RefusalReason;
-  spentUsd: number;
-  reservedUsd: number;
-  budgetUsd: number;
-  /** The budget scope that refused; absent when the rung's own budget refused. */
-  scope?: string;
-}
-
-/** What {@link SpendLedger.settle} records besides the cost. */
-export interface SettleRecordInput {
-  /** Defaults to the reservation's connection. */
-  connectionId?: string;
-  model: string;
-  /** All prompt tokens, cached reads and cache writes included. */
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens?: number;
-  cacheWriteTokens?: number;
-  /** Id of the client key (never the key); default null. */
-  clientKeyId?: string | null;
-}
-
-/** Outcome of {@link SpendLedger.settle}. */
-export interface SettleResult {
-  /** False when the reservation was already settled or released: nothing was booked again. */
-  booked: boolean;
-  /** The record written; null when nothing was booked. */
-  record: SpendRecord | null;
-  /** How far the actual cost exceeded the reservation, in micro-USD (0 when within it). */
-  overReservationMicroUsd: MicroUsd;
-  /**
-   * Present and true when the store was unreachable and the settle went to the store's local
-   * journal instead; it is booked when the store is back (once: replay is idempotent).
-   */
-  journaled?: true;
 }
 
 /** A per-rung budget gate that reserves before a request is dispatched and settles after. */
@@ -181,11 +101,6 @@ export interface SpendLedger {
   flush(): Promise<void>;
 }
 
-/** True when `reserve()` refused: narrows its result to {@link ReservationRefusal}. */
-export function isRefusal(result: Reservation | ReservationRefusal): result is ReservationRefusal {
-  return "refused" in result && result.refused === true;
-}
-
 /** Default of `reservationTimeoutMs`: ten minutes. */
 export const DEFAULT_RESERVATION_TIMEOUT_MS = 600_000;
 
@@ -249,159 +164,6 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     return micro === undefined ? undefined : microToUsd(micro);
   };
 
-  const refusal = (
-    reason: RefusalReason,
-    rung: string,
-    state: WindowTotals | null,
-  ): ReservationRefusal => ({
-    refused: true,
-    reason,
-    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
-    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
-    budgetUsd: budgetUsd(rung) ?? 0,
-  });
-
-  const scopeRefusal = (
-    reason: RefusalReason,
-    scope: string,
-    budgetMicro: MicroUsd,
-    state: WindowTotals | null,
-  ): ReservationRefusal => ({
-    refused: true,
-    reason,
-    spentUsd: microToUsd(state?.spentMicroUsd ?? 0),
-    reservedUsd: microToUsd(state?.reservedMicroUsd ?? 0),
-    budgetUsd: microToUsd(budgetMicro),
-    scope,
-  });
-
-  /** Gives back holds taken before a refusal; one that cannot be given back expires. */
-  const giveBack = (holds: readonly ScopeHold[], nowMs: number): Promise<unknown> =>
-    Promise.all(
-      holds.map((hold) =>
-        store
-          .release({
-            reservationId: hold.id,
-            rung: hold.scope,
-            windowKey: hold.windowKey,
-            nowMs,
-          })
-          .catch(() => undefined),
-      ),
-    );
-
-  /**
-   * Books a settled request's cost against its scopes too, in the same turn as the rung's settle
-   * (one batch where the store batches). Only the rung's settle keeps the record, so a request
-   * is one record however many budgets it counted against. Journaled when any part was.
-   */
-  const settleScopes = async (
-    rungSettle: Promise<StoreSettleResult>,
-    holds: readonly ScopeHold[],
-    nowMs: number,
-    record: SpendRecord,
-  ): Promise<StoreSettleResult> => {
-    const [result, ...scoped] = await Promise.all([
-      rungSettle,
-      ...holds.map((hold) =>
-        store.settle({
-          reservationId: hold.id,
-          rung: hold.scope,
-          windowKey: hold.windowKey,
-          nowMs,
-          record,
-          keepRecord: false,
-        }),
-      ),
-    ]);
-    if (scoped.some((part) => part.journaled)) return { ...result, journaled: true };
-    return result;
-  };
-
-  /**
-   * The reservation of a request that names budget scopes: each scope in the request's order,
-   * then the rung, each admitted atomically in its own window. A refusal (or a store failure)
-   * gives back what was held before it, so nothing is held after a refused request; two
-   * requests racing for the same budgets may both be refused where one would have fitted, never
-   * both admitted past one. Scopes come first, so a key over its own budget never holds any of
-   * the rung's, which other keys share.
-   */
-  const reserveInScopes = async (
-    reservation: Reservation,
-    scopes: readonly BudgetScope[],
-    rungBudgetMicro: MicroUsd | undefined,
-  ): Promise<Reservation | ReservationRefusal> => {
-    const { rung, reservedAtMs } = reservation;
-    const steps = scopes.map((scope, index) => {
-      const name = requireNonEmptyString(`request.scopes[${index}].scope`, scope?.scope);
-      if (name === rung) {
-        invalidArgument(`request.scopes[${index}].scope`, "a name other than the rung's", name);
-      }
-      const usd = scope.budgetUsd;
-      if (typeof usd !== "number" || Number.isNaN(usd)) {
-        invalidArgument(`request.scopes[${index}].budgetUsd`, "a number of USD", usd);
-      }
-      const budgetMicro =
-        usd <= 0 ? 0 : usdAmount(`request.scopes[${index}].budgetUsd`, usd, "down");
-      const hold: ScopeHold = {
-        scope: name,
-        windowKey: keyerOf(scope.window)(reservedAtMs),
-        id: scopeHoldId(reservation.id, index),
-      };
-      return { hold, budgetMicro };
-    });
-    for (const { hold, budgetMicro } of steps) {
-      if (budgetMicro === 0) {
-        const state = store.totals(hold.scope, hold.windowKey, reservedAtMs);
-        return scopeRefusal("budget_disabled", hold.scope, 0, state);
-      }
-    }
-    if (rungBudgetMicro === 0) {
-      return refusal(
-        "budget_disabled",
-        rung,
-        store.totals(rung, reservation.windowKey, reservedAtMs),
-      );
-    }
-    const held: ScopeHold[] = [];
-    try {
-      for (const { hold, budgetMicro } of steps) {
-        const result = await store.reserve({
-          reservationId: hold.id,
-          rung: hold.scope,
-          windowKey: hold.windowKey,
-          amountMicroUsd: reservation.amountMicroUsd,
-          budgetMicroUsd: budgetMicro,
-          nowMs: reservedAtMs,
-          expiresAtMs: reservation.expiresAtMs,
-        });
-        if (!result.admitted) {
-          await giveBack(held, reservedAtMs);
-          return scopeRefusal("budget_exhausted", hold.scope, budgetMicro, result);
-        }
-        held.push(hold);
-      }
-      const result = await store.reserve({
-        reservationId: reservation.id,
-        rung,
-        windowKey: reservation.windowKey,
-        amountMicroUsd: reservation.amountMicroUsd,
-        budgetMicroUsd: rungBudgetMicro ?? null,
-        nowMs: reservedAtMs,
-        expiresAtMs: reservation.expiresAtMs,
-      });
-      if (!result.admitted) {
-        await giveBack(held, reservedAtMs);
-        return refusal("budget_exhausted", rung, result);
-      }
-    } catch (error) {
-      await giveBack(held, reservedAtMs);
-      throw error;
-    }
-    reservation.scopes = held;
-    return reservation;
-  };
-
   return {
     async reserve(request) {
       const rung = requireNonEmptyString("request.rung", request.rung);
@@ -414,7 +176,11 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const budgetMicro = budgetsMicro.get(rung);
       const scopes = request.scopes;
       if (budgetMicro === 0 && (scopes === undefined || scopes.length === 0)) {
-        return refusal("budget_disabled", rung, store.totals(rung, windowKey, reservedAtMs));
+        return budgetRefusal(
+          "budget_disabled",
+          budgetMicro,
+          store.totals(rung, windowKey, reservedAtMs),
+        );
       }
       const reservation: Reservation = {
         id: newReservationId(reservedAtMs),
@@ -428,7 +194,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         expiresAtMs: reservedAtMs + reservationTimeoutMs,
       };
       if (scopes !== undefined && scopes.length > 0) {
-        return reserveInScopes(reservation, scopes, budgetMicro);
+        return reserveInScopes(store, reservation, scopes, budgetMicro, keyerOf);
       }
       const result = await store.reserve({
         reservationId: reservation.id,
@@ -439,36 +205,16 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         nowMs: reservedAtMs,
         expiresAtMs: reservation.expiresAtMs,
       });
-      return result.admitted ? reservation : refusal("budget_exhausted", rung, result);
+      return result.admitted
+        ? reservation
+        : budgetRefusal("budget_exhausted", budgetMicro ?? 0, result);
     },
 
     async settle(reservation, actualCostUsd, input) {
       requireNonEmptyString("reservation.id", reservation?.id);
       const costMicroUsd = usdAmount("actualCostUsd", actualCostUsd, "up");
       const nowMs = now();
-      const record: SpendRecord = {
-        time: recordTime(nowMs),
-        windowKey: reservation.windowKey,
-        rung: reservation.rung,
-        connectionId: input.connectionId ?? reservation.connectionId,
-        model: requireNonEmptyString("record.model", input.model),
-        inputTokens: requireNonNegativeInteger("record.inputTokens", input.inputTokens),
-        outputTokens: requireNonNegativeInteger("record.outputTokens", input.outputTokens),
-        cachedInputTokens: requireNonNegativeInteger(
-          "record.cachedInputTokens",
-          input.cachedInputTokens ?? 0,
-        ),
-        cacheWriteTokens: requireNonNegativeInteger(
-          "record.cacheWriteTokens",
-          input.cacheWriteTokens ?? 0,
-        ),
-        costMicroUsd,
-        costUsd: microToUsd(costMicroUsd),
-        reservedMicroUsd: reservation.amountMicroUsd,
-        clientKeyId: input.clientKeyId ?? null,
-        requestId: reservation.requestId,
-        reservationId: reservation.id,
-      };
+      const record = settledRecord(reservation, costMicroUsd, nowMs, input);
       const rungSettle = store.settle({
         reservationId: reservation.id,
         rung: reservation.rung,
@@ -480,7 +226,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       const result =
         holds === undefined || holds.length === 0
           ? await rungSettle
-          : await settleScopes(rungSettle, holds, nowMs, record);
+          : await settleScopes(store, rungSettle, holds, nowMs, record);
       const settled: SettleResult = {
         booked: result.booked,
         record: result.booked ? record : null,
@@ -507,14 +253,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       }
       const [result] = await Promise.all([
         rungRelease,
-        ...holds.map((hold) =>
-          store.release({
-            reservationId: hold.id,
-            rung: hold.scope,
-            windowKey: hold.windowKey,
-            nowMs,
-          }),
-        ),
+        ...holds.map((hold) => releaseHold(store, hold, nowMs)),
       ]);
       return { released: result.released };
     },
@@ -546,13 +285,4 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     ready: () => store.ready(),
     flush: () => store.flush?.() ?? Promise.resolve(),
   };
-}
-
-/** USD → micro-USD, with errors that name the caller's argument. An infinite budget is no cap. */
-function usdAmount(path: string, usd: number, rounding: MicroRounding): MicroUsd {
-  if (usd === Number.POSITIVE_INFINITY && rounding === "down") return Number.MAX_SAFE_INTEGER;
-  if (typeof usd !== "number" || !Number.isFinite(usd) || usd < 0 || usd > 9e9) {
-    invalidArgument(path, "a finite, non-negative number of USD below 9e9", usd);
-  }
-  return usdToMicro(usd, rounding);
 }

@@ -3,9 +3,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
 import type { SpendStore, WindowTotals } from "./spend-store";
-import { openSqliteEngine, type SqliteCommitStats, type SqliteEngine } from "./sqlite-engine";
+import { closedError, openSqliteEngine, type SqliteEngine } from "./sqlite-engine";
+import type { SqliteCommitStats } from "./sqlite-group-commit";
 
-export type { SqliteCommitStats } from "./sqlite-engine";
+export type { SqliteCommitStats } from "./sqlite-group-commit";
 
 /** Options of {@link createSqliteSpendStore}. */
 export interface SqliteSpendStoreOptions {
@@ -88,21 +89,16 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
   owner.stores += 1;
   const { engine } = owner;
   let open = true;
-  const closedError = () =>
-    new SpendLedgerError({
-      code: "store_failure",
-      message: `SQLite spend store ${path} is closed`,
-    });
 
   return {
     database: engine.database,
-    ready: () => (open ? Promise.resolve() : Promise.reject(closedError())),
-    reserve: (request) => (open ? engine.reserve(request) : Promise.reject(closedError())),
-    settle: (request) => (open ? engine.settle(request) : Promise.reject(closedError())),
-    release: (request) => (open ? engine.release(request) : Promise.reject(closedError())),
+    ready: () => (open ? Promise.resolve() : Promise.reject(closedError(path))),
+    reserve: (request) => (open ? engine.reserve(request) : Promise.reject(closedError(path))),
+    settle: (request) => (open ? engine.settle(request) : Promise.reject(closedError(path))),
+    release: (request) => (open ? engine.release(request) : Promise.reject(closedError(path))),
     totals: (rung, windowKey, nowMs) => engine.totals(rung, windowKey, nowMs),
     records: async (query) => {
-      if (!open) throw closedError();
+      if (!open) throw closedError(path);
       // Settles accepted before this call are listed: wait for their batch (commits run in
       // another thread now, so "queued" lasts longer than a turn). A failed batch booked
       // nothing, so its failure does not fail the read.

@@ -5,6 +5,9 @@ export { assignRung } from "./assign-rung";
 export type { AdvertisedAutoId, AutoTier, ParsedAutoId } from "./auto-id";
 export { ADVERTISED_AUTO_IDS, isPaidTierAutoId, parseAutoId } from "./auto-id";
 export { earliestUsefulReset } from "./earliest-useful-reset";
+export { explainPool } from "./explain-pool";
+export { describeRungBudget } from "./explain-verdict";
+export type { LadderGrouping } from "./ladder-engine";
 export type {
   ExplainedBudget,
   ExplainedCandidate,
@@ -15,9 +18,7 @@ export type {
   ExplainedTarget,
   ExplainRule,
   LadderExplanation,
-} from "./explain-pool";
-export { describeRungBudget, explainPool } from "./explain-pool";
-export type { LadderGrouping } from "./ladder-engine";
+} from "./ladder-explanation";
 export type { LadderCandidate, LadderOptions } from "./ladder-options";
 export { orderPoolByRung } from "./order-pool";
 export type { ProbeableConnection } from "./probeable";

@@ -1,0 +1,139 @@
+import Database from "better-sqlite3";
+import { SpendLedgerError } from "./errors";
+import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
+import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
+import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
+import { holdReservation, type WindowState } from "./window-book";
+
+/** How an engine opens its file. */
+export interface SqliteEngineOptions {
+  path: string;
+  synchronous: "full" | "normal";
+  busyTimeoutMs: number;
+  /**
+   * Where transactions are committed: `"worker"` (a worker thread that owns the write
+   * connection, so the fsync never blocks the event loop) or `"main"` (this thread). A
+   * `:memory:` database is always committed on this thread.
+   */
+  commitThread: "worker" | "main";
+}
+
+/** A spend file opened by its owner in this process. */
+interface SpendFile {
+  /** The owner lock; null for `:memory:`, which is private to its connection. */
+  lock: OwnerLock | null;
+  /** This thread's connection: it created the tables, loads the totals and answers reads. */
+  db: Database.Database;
+  committer: CommitThread;
+}
+
+/**
+ * Takes the file's owner lock, opens and migrates it, and starts its commit thread.
+ *
+ * @throws SpendLedgerError `store_locked` when another process owns the file, `store_failure`
+ *   when it cannot be opened or migrated (the lock is given back)
+ */
+export function openSpendFile(options: SqliteEngineOptions): SpendFile {
+  const { path, synchronous, busyTimeoutMs } = options;
+  // An in-memory database is private to its connection: nothing to guard.
+  const lock: OwnerLock | null = path === ":memory:" ? null : claimOwnerLock(path);
+  try {
+    // This thread's connection creates the tables, loads the totals and answers reads.
+    const db = new Database(path, { timeout: busyTimeoutMs });
+    // First, so a file of a newer layout is refused before anything of it changes.
+    prepareSchema(db, path);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${synchronous === "normal" ? "NORMAL" : "FULL"}`);
+    const committer =
+      path === ":memory:" || options.commitThread === "main"
+        ? inlineCommitThread(db)
+        : startCommitWorker({ path, synchronous, busyTimeoutMs });
+    return { lock, db, committer };
+  } catch (cause) {
+    lock?.release();
+    if (SpendLedgerError.isInstance(cause)) throw cause;
+    throw new SpendLedgerError({
+      code: "store_failure",
+      message: `cannot open the SQLite spend store ${path}`,
+      cause,
+    });
+  }
+}
+
+/**
+ * Loads what is durable into the window states `windowState` gives (created empty on first
+ * use): every window's spend and every live reservation (one that has expired meanwhile is
+ * dropped by the first read, as at run time).
+ */
+export function loadSpendBook(
+  db: Database.Database,
+  windowState: (rung: string, windowKey: string) => WindowState,
+): void {
+  for (const row of db
+    .prepare<[], { rung: string; window_key: string; spent: number }>(
+      "SELECT rung, window_key, spent_micro_usd AS spent FROM spend_window",
+    )
+    .all()) {
+    windowState(row.rung, row.window_key).spentMicroUsd = row.spent;
+  }
+  for (const row of db
+    .prepare<[], { id: string; rung: string; window_key: string; amount: number; expires: number }>(
+      `SELECT id, rung, window_key, amount_micro_usd AS amount, expires_at_ms AS expires
+       FROM spend_live`,
+    )
+    .all()) {
+    const state = windowState(row.rung, row.window_key);
+    holdReservation(state, row.id, { amountMicroUsd: row.amount, expiresAtMs: row.expires });
+  }
+}
+
+/** What the owner reads from the file on this thread. */
+interface SpendFileReads {
+  /** True when the file knows `id` as settled (a record, or settled without one) or released. */
+  isFinishedOnDisk(id: string): boolean;
+  /** Settled records matching `query`, in time order. */
+  records(query: SpendRecordQuery): SpendRecord[];
+}
+
+/** Prepares the owner's reads on `db`. */
+export function prepareSpendReads(db: Database.Database): SpendFileReads {
+  const selectFinished = db.prepare<[string], { state: string }>(
+    "SELECT state FROM spend_finished WHERE id = ?",
+  );
+  const selectRecordExists = db.prepare<[string], { one: number }>(
+    "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
+  );
+  const selectRecords = db.prepare<
+    {
+      sinceMs: number | null;
+      untilMs: number | null;
+      rung: string | null;
+      clientKeyId: string | null;
+    },
+    RecordRow
+  >(
+    `SELECT * FROM spend_record
+     WHERE (@sinceMs IS NULL OR time_ms >= @sinceMs)
+       AND (@untilMs IS NULL OR time_ms < @untilMs)
+       AND (@rung IS NULL OR rung = @rung)
+       AND (@clientKeyId IS NULL OR client_key_id = @clientKeyId)
+     ORDER BY time_ms, rowid`,
+  );
+  return {
+    isFinishedOnDisk(id) {
+      if (selectRecordExists.get(id) !== undefined) return true;
+      const state = selectFinished.get(id)?.state;
+      return state === "released" || state === "settled";
+    },
+    records: (query) =>
+      selectRecords
+        .all({
+          sinceMs: query.sinceMs ?? null,
+          untilMs: query.untilMs ?? null,
+          rung: query.rung ?? null,
+          clientKeyId: query.clientKeyId ?? null,
+        })
+        .map(toRecord),
+  };
+}

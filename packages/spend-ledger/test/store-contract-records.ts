@@ -1,0 +1,57 @@
+import { expect, it } from "vitest";
+import { summarize } from "../src/index";
+import {
+  admitted,
+  type ContractSetup,
+  dayStartMs,
+  isReservation,
+  minuteMs,
+  usage,
+} from "./store-contract-harness";
+
+/** The contract's record cases: filters and exact totals. */
+export function recordsContract(setup: ContractSetup): void {
+  it("records filter by time and rung, and summarize totals them exactly", async () => {
+    const { ledger, advance } = await setup({ budgetsUsd: {} });
+    const book = async (rung: string, connectionId: string, model: string, usd: number) => {
+      const reservation = await ledger.reserve({
+        rung,
+        connectionId,
+        model,
+        maxCostUsd: usd,
+        requestId: `${rung}-${usd}`,
+      });
+      if (!isReservation(reservation)) throw new Error("refused");
+      await ledger.settle(reservation, usd, { ...usage, model });
+      advance(minuteMs);
+    };
+    await book("cheap", "openai", "gpt-4.1-mini", 0.1);
+    await book("cheap", "deepseek", "deepseek-chat", 0.2);
+    await book("premium", "anthropic", "claude-sonnet-4-5", 0.3);
+    const all = await ledger.records();
+    expect(all.map((r) => r.costMicroUsd)).toEqual([100_000, 200_000, 300_000]);
+    const cheap = await ledger.records({ rung: "cheap" });
+    expect(cheap.map((r) => r.connectionId)).toEqual(["openai", "deepseek"]);
+    const middle = await ledger.records({
+      sinceMs: dayStartMs + minuteMs,
+      untilMs: dayStartMs + 2 * minuteMs,
+    });
+    expect(middle.map((r) => r.model)).toEqual(["deepseek-chat"]);
+    const summary = summarize(all);
+    expect(summary.total).toMatchObject({ requests: 3, costMicroUsd: 600_000, costUsd: 0.6 });
+    expect(summary.byRung.cheap).toMatchObject({ requests: 2, costUsd: 0.3 });
+    expect(summary.byConnection.anthropic?.costMicroUsd).toBe(300_000);
+    expect(summary.byModel["deepseek-chat"]?.outputTokens).toBe(200);
+  });
+
+  it("records filter by client key id", async () => {
+    const { ledger } = await setup({ budgetsUsd: {} });
+    for (const clientKeyId of ["alice", "bob", "alice", null]) {
+      const reservation = await admitted(ledger, "cheap", 0.1);
+      await ledger.settle(reservation, 0.1, { ...usage, clientKeyId });
+    }
+    expect(await ledger.records({ clientKeyId: "alice" })).toHaveLength(2);
+    expect(await ledger.records({ clientKeyId: "bob", rung: "cheap" })).toHaveLength(1);
+    expect(await ledger.records({ clientKeyId: "carol" })).toEqual([]);
+  });
+}
