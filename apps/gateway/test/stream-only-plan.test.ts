@@ -1,26 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { ChatOpenAI } from "@langchain/openai";
-import {
-  ECHO_CREDENTIAL,
-  type FakePlanProviders,
-  type FakeUpstream,
-  startFakePlanProviders,
-  startFakeUpstream,
-} from "@planfirst/fake-upstream";
+import { ECHO_CREDENTIAL } from "@planfirst/fake-upstream";
 import OpenAI from "openai";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
+import { usePlanBed } from "./connectors-plans-helpers";
 import { codexPlanConnection, codexPlanEnv } from "./fixtures";
-import {
-  chatBody,
-  createClock,
-  type Harness,
-  ledgerOf,
-  post,
-  startHarness,
-  type TestClock,
-  waitFor,
-} from "./harness";
+import { chatBody, type Harness, ledgerOf, post, startHarness, waitFor } from "./harness";
 
 // Whole (non-stream) requests on the ChatGPT plan, whose Codex backend answers streamed requests
 // only: the gateway streams upstream and answers each client protocol whole, through the
@@ -29,25 +15,11 @@ import {
 const PATCH =
   "*** Begin Patch\n*** Update File: src/app.ts\n+export const port = 8080;\n*** End Patch";
 
-let clock: TestClock;
-let plans: FakePlanProviders;
-let metered: FakeUpstream;
+const bed = usePlanBed();
 let running: Harness[] = [];
 
-beforeAll(async () => {
-  clock = createClock();
-  plans = await startFakePlanProviders({ now: () => clock.now(), accessTokenTtlSec: 3600 });
-  metered = await startFakeUpstream({ protocol: "openai", name: "metered" });
-});
-
-afterAll(async () => {
-  await Promise.all([plans.close(), metered.close()]);
-});
-
 beforeEach(() => {
-  clock.set(Date.parse("2026-11-30T10:00:00Z"));
-  plans.hits.length = 0;
-  Object.assign(plans.codex, {
+  Object.assign(bed.plans.codex, {
     text: "ok",
     toolCall: null,
     streamContentType: "text/event-stream; charset=utf-8",
@@ -58,7 +30,6 @@ beforeEach(() => {
 afterEach(async () => {
   await Promise.all(running.map((harness) => harness.close()));
   running = [];
-  metered.reset();
 });
 
 const entry = {
@@ -88,17 +59,17 @@ const METERED_KEY = "sk-metered-secret-value-0010";
 
 async function gateway(catalog: GatewayConfigInput["catalog"]): Promise<Harness> {
   const harness = await startHarness({
-    clock,
-    env: { ...codexPlanEnv(plans), METERED_KEY },
+    clock: bed.clock,
+    env: { ...codexPlanEnv(bed.plans), METERED_KEY },
     config: {
       connections: [
-        codexPlanConnection(plans, { timeoutMs: 5_000 }),
+        codexPlanConnection(bed.plans, { timeoutMs: 5_000 }),
         {
           id: "metered",
           provider: "openrouter",
           authType: "apikey",
           protocol: "openai",
-          baseUrl: metered.url,
+          baseUrl: bed.metered.url,
           credential: "env:METERED_KEY",
           models: ["qwen/qwen3-coder"],
           timeoutMs: 5_000,
@@ -127,7 +98,7 @@ function sdks(harness: Harness) {
 }
 
 function backendHits(path = "/backend-api/codex/responses") {
-  return plans.hits.filter((hit) => hit.method === "POST" && hit.path === path);
+  return bed.completionHits(path);
 }
 
 /** The receipt of an answer the plan served on the first attempt, free. */
@@ -176,7 +147,7 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
         true,
         true,
       ]);
-      expect(metered.completionHits()).toHaveLength(0);
+      expect(bed.metered.completionHits()).toHaveLength(0);
       // The stream's in-band codex.rate_limits event reached the quota cache.
       const state = harness.server.gateway.deps.quotaCache.get("codex", "chatgpt");
       expect(state?.windows.some((window) => window.source === "event")).toBe(true);
@@ -196,7 +167,7 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       expect((await chat.invoke("hello")).text).toBe("ok");
     }
     expect(backendHits()).toHaveLength(2);
-    expect(metered.completionHits()).toHaveLength(0);
+    expect(bed.metered.completionHits()).toHaveLength(0);
   });
 
   it("a function call reaches each client whole, and a custom call the clients that have them", async () => {
@@ -208,7 +179,7 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       properties: { city: { type: "string" } },
       required: ["city"],
     };
-    plans.codex.toolCall = { kind: "function", input: '{"city":"Paris"}' };
+    bed.plans.codex.toolCall = { kind: "function", input: '{"city":"Paris"}' };
 
     const chat = await openai.chat.completions.create({
       model,
@@ -255,7 +226,7 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       }),
     ]);
 
-    plans.codex.toolCall = { kind: "custom", input: PATCH };
+    bed.plans.codex.toolCall = { kind: "custom", input: PATCH };
     const custom = await openai.responses.create({
       model,
       input: "patch it",
@@ -282,14 +253,14 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       },
     ]);
     expect(backendHits()).toHaveLength(5);
-    expect(metered.completionHits()).toHaveLength(0);
+    expect(bed.metered.completionHits()).toHaveLength(0);
   });
 
   it.each([null, "application/octet-stream", "text/plain"])(
     "reads the backend's stream whatever its Content-Type (%s), whole or streamed to the client",
     async (contentType) => {
       const harness = await planGateway();
-      plans.codex.streamContentType = contentType;
+      bed.plans.codex.streamContentType = contentType;
       const { openai } = sdks(harness);
       const whole = await openai.responses.create({ model: "auto/subscription", input: "hello" });
       expect(whole.output_text).toBe("ok");
@@ -303,22 +274,22 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       const text = await streamed.text();
       expect(text).toContain('"content":"ok"');
       expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
-      expect(metered.completionHits()).toHaveLength(0);
+      expect(bed.metered.completionHits()).toHaveLength(0);
     },
   );
 
   it.each(["end", "reset"] as const)(
     "a stream cut before response.completed (%s) is never served: thrifty climbs, subscription fails closed",
     async (cut) => {
-      plans.codex.text = "half of the plan's answer";
-      plans.codex.streamCut = cut;
+      bed.plans.codex.text = "half of the plan's answer";
+      bed.plans.codex.streamCut = cut;
       const strict = await planGateway();
       const refused = await post(strict.url, "/v1/chat/completions", chatBody("auto/subscription"));
       const refusal = await refused.text();
       expect(refused.status).toBe(429);
       expect(JSON.parse(refusal).error.code).toBe("plan_quota_exhausted");
       expect(refusal).not.toContain("half of the plan");
-      expect(metered.completionHits()).toHaveLength(0);
+      expect(bed.metered.completionHits()).toHaveLength(0);
 
       const thrifty = await planGateway();
       const climbed = await post(thrifty.url, "/v1/chat/completions", chatBody("auto/thrifty"));
@@ -329,13 +300,13 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
       expect(climbed.headers.get("x-planfirst-attempts")).toBe("2");
       expect(answer).not.toContain("half of the plan");
       expect(backendHits()).toHaveLength(2);
-      expect(metered.completionHits()).toHaveLength(1);
+      expect(bed.metered.completionHits()).toHaveLength(1);
     },
   );
 
   it("a credential the backend echoes is redacted from the whole answer", async () => {
     const harness = await planGateway();
-    plans.codex.text = `you sent ${ECHO_CREDENTIAL}`;
+    bed.plans.codex.text = `you sent ${ECHO_CREDENTIAL}`;
     const response = await post(harness.url, "/v1/responses", {
       model: "auto/subscription",
       input: "hello",
@@ -343,7 +314,7 @@ describe("a whole request on the ChatGPT plan (the backend streams only)", () =>
     const text = await response.text();
     expect(response.status).toBe(200);
     expect(text).toContain("you sent [redacted]");
-    expect(text).not.toContain(codexPlanEnv(plans).CODEX_ACCESS.slice(0, 24));
+    expect(text).not.toContain(codexPlanEnv(bed.plans).CODEX_ACCESS.slice(0, 24));
   });
 
   it("/responses/compact is still sent whole", async () => {
@@ -380,7 +351,7 @@ describe("a whole request to a streams-only connection on a paid rung", () => {
   it("a stream cut before its end books nothing and gives the reservation back", async () => {
     const harness = await gateway({ connections: [CODEX_METERED], models: [price] });
     const ledger = ledgerOf(harness);
-    plans.codex.streamCut = "end";
+    bed.plans.codex.streamCut = "end";
     const response = await post(harness.url, "/v1/chat/completions", chatBody("gpt-5-codex"));
     expect(response.status).toBeGreaterThanOrEqual(500);
     await waitFor(() => ledger.reservedUsd("cheap") === 0, { what: "the release" });
