@@ -1,29 +1,15 @@
 import http from "node:http";
+import { CHUNK_BASE, frame, WHOLE_COMPLETION } from "./chat-payloads";
 
-const completion = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 1_796_000_000,
-  model: "bench-model",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-});
-const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
-const base = {
-  id: "chatcmpl-bench",
-  object: "chat.completion.chunk",
-  created: 1_796_000_000,
-  model: "bench-model",
-};
 const stream =
   frame({
-    ...base,
+    ...CHUNK_BASE,
     choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
   }) +
-  frame({ ...base, choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] }) +
-  frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+  frame({ ...CHUNK_BASE, choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] }) +
+  frame({ ...CHUNK_BASE, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
   frame({
-    ...base,
+    ...CHUNK_BASE,
     choices: [],
     usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
   }) +
@@ -41,7 +27,7 @@ export function startInstantUpstream(): Promise<{ url: string; close(): void }> 
         res.end(stream);
       } else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(completion);
+        res.end(WHOLE_COMPLETION);
       }
     });
   });

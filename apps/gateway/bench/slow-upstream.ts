@@ -1,4 +1,5 @@
 import http from "node:http";
+import { CHUNK_BASE, frame, WHOLE_COMPLETION } from "./chat-payloads";
 
 /** How long and how finely a {@link startSlowUpstream} stream runs. */
 export interface SlowUpstreamOptions {
@@ -8,36 +9,21 @@ export interface SlowUpstreamOptions {
   durationMs: number;
 }
 
-const base = {
-  id: "chatcmpl-bench",
-  object: "chat.completion.chunk",
-  created: 1_796_000_000,
-  model: "bench-model",
-};
-const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
 const OPENING = frame({
-  ...base,
+  ...CHUNK_BASE,
   choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
 });
 const CONTENT = frame({
-  ...base,
+  ...CHUNK_BASE,
   choices: [{ index: 0, delta: { content: "tok " }, finish_reason: null }],
-});
-const completion = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 1_796_000_000,
-  model: "bench-model",
-  choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
 });
 
 /** The frames after the last content chunk: finish, usage, `[DONE]`. */
 function closingFrames(chunks: number): string {
   return (
-    frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
+    frame({ ...CHUNK_BASE, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }) +
     frame({
-      ...base,
+      ...CHUNK_BASE,
       choices: [],
       usage: { prompt_tokens: 12, completion_tokens: chunks, total_tokens: 12 + chunks },
     }) +
@@ -94,7 +80,7 @@ export function startSlowUpstream(
       };
       if (body.stream !== true) {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(completion);
+        res.end(WHOLE_COMPLETION);
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
