@@ -19,26 +19,43 @@ const PRUNE_PAGES = 20;
 type StreamEntry = [id: string, fields: string[]];
 
 /**
+ * Appends ARGV[2..] to stream KEYS[1], one entry each (field `r`), capped near ARGV[1]. One
+ * script call per batch instead of one XADD command per record: the client builds, writes and
+ * answers one command, and Redis parses one, whatever the batch holds.
+ */
+const appendScript = `
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'r', ARGV[i])
+end
+return #ARGV - 1
+`;
+
+const appendCommand = "planfirstRequestLogAppend";
+
+type AppendCommand = (key: string, maxRecords: string, ...records: string[]) => Promise<number>;
+
+/**
  * The request log in one Redis stream shared by every replica: each record is an entry
- * (`XADD … MAXLEN ~ maxRecords`, field `r` = the record as JSON), so the stream trims itself as
- * it is written. Reads go newest first (`XREVRANGE`) and never look past the newest
+ * (`XADD … MAXLEN ~ maxRecords`, field `r` = the record as JSON, a batch in one script call),
+ * so the stream trims itself as it is written. Reads go newest first (`XREVRANGE`) and never look past the newest
  * `maxRecords` entries, which makes the approximate cap exact for readers.
  */
 export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions): RequestLogStore {
   // A failure reaches the log through the command that failed (it warns once per outage).
   const { client, connected } = createLazyRedis(options.url, { maxRetriesPerRequest: 2 });
   const { key, maxRecords } = options;
+  client.defineCommand(appendCommand, { numberOfKeys: 1, lua: appendScript });
+  const appendAll = (client as unknown as Record<string, AppendCommand>)[appendCommand]!;
+  const cap = String(maxRecords);
   return {
     async append(records) {
       if (records.length === 0) return;
       await connected();
-      const pipeline = client.pipeline();
-      for (const record of records) {
-        pipeline.xadd(key, "MAXLEN", "~", String(maxRecords), "*", "r", JSON.stringify(record));
+      const texts = new Array<string>(records.length);
+      for (let index = 0; index < records.length; index++) {
+        texts[index] = JSON.stringify(records[index]);
       }
-      const replies = (await pipeline.exec()) ?? [];
-      const failed = replies.find(([error]) => error);
-      if (failed) throw failed[0];
+      await appendAll.call(client, key, cap, ...texts);
     },
     async *pages(filter) {
       await connected();
