@@ -22,7 +22,7 @@ import { benchUpstreamClients } from "./upstream-clients";
 // req/s ÷ the mean of those two, so a slow minute does not land on whichever path happens to be
 // measured last, nor on the raw proxy alone.
 // BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
-// profile of one gateway into DIR (BENCH_CPU_PROF_VARIANT, default paid-sqlite). BENCH_MEMORY=0 skips the memory run.
+// profile of each gateway named in BENCH_CPU_PROF_VARIANT (comma-separated, default paid-sqlite) into DIR. BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
@@ -39,7 +39,7 @@ import { benchUpstreamClients } from "./upstream-clients";
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 4);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
-const CPU_PROFILE_VARIANT = process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite";
+const CPU_PROFILE_VARIANTS = (process.env.BENCH_CPU_PROF_VARIANT ?? "paid-sqlite").split(",");
 const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
 const HELD_RUN = process.env.BENCH_HELD !== "0";
@@ -97,7 +97,7 @@ for (const variant of GATEWAY_VARIANTS) {
   gateways[variant] = await startGateway(
     variant,
     upstream.url,
-    variant === CPU_PROFILE_VARIANT ? profiled : [],
+    CPU_PROFILE_VARIANTS.includes(variant) ? profiled : [],
   );
 }
 
@@ -316,4 +316,6 @@ console.log(
   `\nload average (1 min) before ${loadBefore[0]!.toFixed(2)}, after ${loadAfter[0]!.toFixed(2)}`,
 );
 if (CPU_PROFILE_DIR)
-  console.log(`${CPU_PROFILE_VARIANT} gateway CPU profile written to ${CPU_PROFILE_DIR}`);
+  console.log(
+    `${CPU_PROFILE_VARIANTS.join(", ")} gateway CPU profiles written to ${CPU_PROFILE_DIR}`,
+  );
