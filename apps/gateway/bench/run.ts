@@ -8,6 +8,7 @@ import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchHeldRequests, heldBenchOptionsFromEnv } from "./held-requests";
 import { benchLongStreams, longStreamsSettings } from "./long-streams";
+import { busyShareOf, SESSION_WORK } from "./profile-share";
 import { benchUpstreamClients } from "./upstream-clients";
 
 // Load benchmark: the same load straight to an instant upstream, through a raw
@@ -22,7 +23,8 @@ import { benchUpstreamClients } from "./upstream-clients";
 // req/s ÷ the mean of those two, so a slow minute does not land on whichever path happens to be
 // measured last, nor on the raw proxy alone.
 // BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
-// profile of each gateway named in BENCH_CPU_PROF_VARIANT (comma-separated, default paid-sqlite) into DIR. BENCH_MEMORY=0 skips the memory run.
+// profile of each gateway named in BENCH_CPU_PROF_VARIANT (comma-separated, default paid-sqlite) into DIR,
+// and print the share of its busy time spent on session affinity (profile-share.ts). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
@@ -307,6 +309,7 @@ if (CLIENTS_RUN) {
 if (HELD_RUN) await benchHeldRequests(heldBenchOptionsFromEnv(upstream.url));
 
 for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+if (CPU_PROFILE_DIR) printSessionShares(CPU_PROFILE_DIR);
 if (LONG_STREAMS_RUN) {
   console.log("");
   await benchLongStreams(longStreamsSettings());
@@ -319,3 +322,19 @@ if (CPU_PROFILE_DIR)
   console.log(
     `${CPU_PROFILE_VARIANTS.join(", ")} gateway CPU profiles written to ${CPU_PROFILE_DIR}`,
   );
+
+/**
+ * From each profiled gateway's CPU profile: the share of its busy time spent on session
+ * affinity (the key, its hash, the pin lookup and write, the answer header), the whole cost of
+ * the session lookup to that path, measured in the process rather than by the difference of two
+ * rows (which moves by more than that share between runs on a shared machine).
+ */
+function printSessionShares(dir: string): void {
+  console.log("\nSession affinity work, share of each profiled gateway's busy time (CPU profile):");
+  for (const variant of CPU_PROFILE_VARIANTS) {
+    const pid = gateways[variant as GatewayVariant]?.process.pid;
+    const share = pid === undefined ? null : busyShareOf(dir, pid, SESSION_WORK);
+    const label = labels[variant as GatewayVariant] ?? variant;
+    console.log(`  ${label}: ${share === null ? "no profile" : `${(share * 100).toFixed(2)} %`}`);
+  }
+}
