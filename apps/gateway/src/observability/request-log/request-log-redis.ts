@@ -37,8 +37,8 @@ type AppendCommand = (key: string, maxRecords: string, ...records: string[]) => 
 /**
  * The request log in one Redis stream shared by every replica: each record is an entry
  * (`XADD … MAXLEN ~ maxRecords`, field `r` = the record as JSON, a batch in one script call),
- * so the stream trims itself as it is written. Reads go newest first (`XREVRANGE`) and never look past the newest
- * `maxRecords` entries, which makes the approximate cap exact for readers.
+ * so the stream trims itself as it is written. Reads go newest first (`XREVRANGE`) and never
+ * look past the newest `maxRecords` entries, which makes the approximate cap exact for readers.
  */
 export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions): RequestLogStore {
   // A failure reaches the log through the command that failed (it warns once per outage).
@@ -51,10 +51,7 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
     async append(records) {
       if (records.length === 0) return;
       await connected();
-      const texts = new Array<string>(records.length);
-      for (let index = 0; index < records.length; index++) {
-        texts[index] = JSON.stringify(records[index]);
-      }
+      const texts = records.map((record) => JSON.stringify(record));
       await appendAll.call(client, key, cap, ...texts);
     },
     async *pages(filter) {
