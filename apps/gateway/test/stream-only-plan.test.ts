@@ -348,13 +348,19 @@ describe("a whole request to a streams-only connection on a paid rung", () => {
     });
   });
 
-  it("a stream cut before its end books nothing and gives the reservation back", async () => {
+  it("B8 a stream cut before its end is not served, and is booked at the input estimate", async () => {
     const harness = await gateway({ connections: [CODEX_METERED], models: [price] });
     const ledger = ledgerOf(harness);
     bed.plans.codex.streamCut = "end";
-    const response = await post(harness.url, "/v1/chat/completions", chatBody("gpt-5-codex"));
+    const body = chatBody("gpt-5-codex");
+    const response = await post(harness.url, "/v1/chat/completions", body);
     expect(response.status).toBeGreaterThanOrEqual(500);
-    await waitFor(() => ledger.reservedUsd("cheap") === 0, { what: "the release" });
-    expect(await ledger.records()).toHaveLength(0);
+    await waitFor(() => ledger.reservedUsd("cheap") === 0, { what: "the settle" });
+    // The upstream ran the request: its prompt is booked (no usage came before the cut).
+    const inputTokens = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 3);
+    const records = await ledger.records();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ connectionId: "chatgpt", inputTokens, outputTokens: 0 });
+    expect(records[0]!.costUsd).toBeGreaterThan(0);
   });
 });

@@ -2,7 +2,7 @@ import { createStreamCollector, encodeAnswer, type TranslatedResponse } from "..
 import { UpstreamError, type UpstreamResponse } from "../upstream";
 import { clientGone } from "./client-gone";
 import { FELL_THROUGH, type TargetOutcome } from "./types";
-import { replyWhole, type WholeAnswerContext } from "./whole-reply";
+import { bookUnserved, replyWhole, type WholeAnswerContext } from "./whole-reply";
 
 /**
  * Serves a whole (non-stream) request from the 2xx stream of an upstream that only streams
@@ -13,7 +13,8 @@ import { replyWhole, type WholeAnswerContext } from "./whole-reply";
  * finished: an upstream error event, or a stream that ends or breaks off before its finish,
  * falls through to the next target with the connection cooled, as a stream that fails before
  * its first byte does; a truncated answer is never served. A client that hung up rejects with
- * `client_closed_request`.
+ * `client_closed_request`. An answer not served is still booked, from the usage the stream
+ * reported so far or at the input estimate (rule B8).
  */
 export async function serveCollected(
   context: WholeAnswerContext,
@@ -34,6 +35,7 @@ export async function serveCollected(
     }
   } catch (error) {
     if (request.signal?.aborted || (UpstreamError.isInstance(error) && error.code === "aborted")) {
+      await bookUnserved(context, collector.usage());
       throw clientGone(error);
     }
     // A body that breaks off after the stream finished still holds the whole answer.
@@ -41,6 +43,7 @@ export async function serveCollected(
   }
   const answer = collector.end();
   if (!answer.ok) {
+    await bookUnserved(context, collector.usage());
     const outcome = answer.error.code === "upstream_stream_cut" ? "stream_cut" : "stream_error";
     attempt.fallThrough(outcome, {
       cool: true,
@@ -56,6 +59,7 @@ export async function serveCollected(
       ...(prepared.request ? { request: prepared.request } : {}),
     });
   } catch {
+    await bookUnserved(context, answer.response.usage);
     attempt.fallThrough("invalid_body");
     return FELL_THROUGH;
   }

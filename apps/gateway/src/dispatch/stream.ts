@@ -33,8 +33,9 @@ interface StreamInputs {
 }
 
 /**
- * A committed stream, or why it ended before its first byte reached the client. `clientGone`
- * means the client hung up (spend already settled): no cooldown, no fall-through.
+ * A committed stream, or why it ended before its first byte reached the client. Either way the
+ * reservation is the stream's: a committed one settles it when it ends, one that ended before
+ * has settled it (rule B8). `clientGone` means the client hung up: no cooldown, no fall-through.
  */
 type StreamOutcome =
   | { ok: true; reply: StreamReply }
@@ -81,22 +82,23 @@ export async function streamResponse(inputs: StreamInputs): Promise<StreamOutcom
     }
   } catch (error) {
     response.discard();
+    // The upstream answered 2xx: book what it billed, whatever comes next (rule B8).
+    await bookEarlyEnd(inputs, relay);
     if (clientWentAway(request, error)) {
-      // Not the connection's fault: book what the upstream has billed, cool nothing.
+      // Not the connection's fault: cool nothing.
       deps.metrics.countRequest(
         target.rung,
         target.connection.config.id,
         "client_closed",
         deps.now(),
       );
-      const costUsd = await settle(inputs, relay);
-      request.trace?.booked(relay.usage(), costUsd);
       return { ok: false, reason: "client_closed", clientGone: true };
     }
     return { ok: false, reason: "stream_failed_before_first_byte" };
   }
   if (relay.upstreamError() || first === "") {
     response.discard();
+    await bookEarlyEnd(inputs, relay);
     return {
       ok: false,
       reason: relay.upstreamError() ? "stream_error_before_first_byte" : "empty_stream",
@@ -225,6 +227,12 @@ class UpstreamStreamSource implements ClientStreamSource {
     }
     return settled;
   }
+}
+
+/** Settles a stream that ended before its first client byte and adds its cost to the record. */
+async function bookEarlyEnd(inputs: StreamInputs, stream: ClientStream): Promise<void> {
+  const costUsd = await settle(inputs, stream);
+  inputs.request.trace?.booked(stream.usage(), costUsd);
 }
 
 /** Settles the stream's spend from the usage the stream saw; never rejects. */

@@ -46,9 +46,10 @@ export interface RequestState {
  * signals, then serve it (a whole answer, read whole or collected from a streams-only upstream,
  * or a stream) or fall through. Rejects with `client_closed_request` when the client hung up. A
  * body the target's protocol cannot carry skips the target (`unsupported_field` or
- * `invalid_field`, the error kept in `state.refusal`); the reservation and the slot are the
- * caller's to release either way: a committed stream takes both over (`handOff()`) and gives
- * the slot back when it ends.
+ * `invalid_field`, the error kept in `state.refusal`). The slot is the caller's to give back,
+ * unless a committed stream took it over (`handOff()`) to give back when it ends. So is the
+ * reservation, unless the upstream answered 2xx: then the attempt settles it whether or not
+ * the answer is served (rule B8), and the caller's release does nothing.
  */
 export async function tryTarget(
   context: TargetContext,
@@ -167,15 +168,13 @@ export async function tryTarget(
     prepared,
     redactor,
   );
+  // A committed stream settles when it ends; one that ended before that has settled already.
+  hold.handOff();
   if (streamed.ok) {
-    hold.handOff();
     slot.handOff(); // held until the stream ends, however it ends
     return { served: streamed.reply };
   }
-  if (streamed.clientGone) {
-    hold.handOff(); // the stream settled what the upstream billed
-    throw clientGone(null);
-  }
+  if (streamed.clientGone) throw clientGone(null);
   // Nothing reached the client yet: fall through to the next target.
   attempt.fallThrough(streamed.reason, { cool: true });
   return FELL_THROUGH;

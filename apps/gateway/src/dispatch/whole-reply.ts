@@ -36,19 +36,9 @@ export async function replyWhole(
   usage: NormalizedUsage | null,
   dropped: readonly string[],
 ): Promise<TargetOutcome> {
-  const { deps, attempt, hold, request, redactor } = context;
+  const { deps, attempt, request, redactor } = context;
   const text = redactor && !redactor.empty ? redactor.redact(clientText) : clientText;
-  const reservation = hold.handOff();
-  const costUsd = reservation
-    ? await settleSpend(
-        deps,
-        attempt.target,
-        reservation,
-        usage,
-        request,
-        hold.estimatedInputTokens,
-      )
-    : "0";
+  const costUsd = await settleHold(context, usage);
   attempt.finish("ok");
   pinServed(deps, request, attempt.target);
   const trace = request.trace;
@@ -60,4 +50,33 @@ export async function replyWhole(
   writeReceipt(headers, receiptOf(attempt.target, context.attemptCount, costUsd));
   writeDropped(headers, dropped);
   return { served: { kind: "body", status: 200, headers, body: text } };
+}
+
+/**
+ * Books a 2xx answer that will not be served (rule B8): its body broke off or could not be read,
+ * its collected stream was cut or failed, or its client went away. The upstream has run the
+ * request, so the reservation is settled from `usage` (the input estimate when the upstream
+ * reported none), never given back, and the cost joins the request's record. The caller then
+ * falls through (or rejects for a client that went away).
+ */
+export async function bookUnserved(
+  context: Pick<WholeAnswerContext, "deps" | "attempt" | "hold" | "request">,
+  usage: NormalizedUsage | null,
+): Promise<void> {
+  const costUsd = await settleHold(context, usage);
+  context.request.trace?.booked(usage, costUsd);
+}
+
+/**
+ * Hands the attempt's reservation off and settles it from `usage`; the cost booked, a decimal
+ * USD string ("0" when nothing was reserved).
+ */
+function settleHold(
+  context: Pick<WholeAnswerContext, "deps" | "attempt" | "hold" | "request">,
+  usage: NormalizedUsage | null,
+): Promise<string> {
+  const { deps, attempt, hold, request } = context;
+  const reservation = hold.handOff();
+  if (!reservation) return Promise.resolve("0");
+  return settleSpend(deps, attempt.target, reservation, usage, request, hold.estimatedInputTokens);
 }

@@ -47,6 +47,8 @@ interface StreamCollector {
   finished(): boolean;
   /** The body ended, or no more of it will be read: the whole answer, or why there is none. */
   end(): CollectedAnswer;
+  /** The last usage the stream reported so far; null when it reported none. */
+  usage(): IrUsage | null;
 }
 
 /**
@@ -82,6 +84,10 @@ class Collector implements StreamCollector {
     this.fold.pushAll(this.decoder.end());
     return this.fold.result();
   }
+
+  usage(): IrUsage | null {
+    return this.fold.usage;
+  }
 }
 
 class AnswerFold {
@@ -91,7 +97,7 @@ class AnswerFold {
   private readonly calls = new Map<number, IrToolCallPart>();
   private id: string | undefined;
   private model: string | undefined;
-  private usage: IrUsage | null = null;
+  usage: IrUsage | null = null;
   finish: { reason: IrFinishReason; stopSequence?: string } | null = null;
   error: IrStreamError | null = null;
 

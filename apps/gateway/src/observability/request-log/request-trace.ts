@@ -75,11 +75,15 @@ export class RequestTrace {
     this.dropped = dropped;
   }
 
-  /** The usage the answer reported (null: none) and the cost booked, a decimal USD string. */
+  /**
+   * The usage an answer reported (null: none) and the cost booked for it, a decimal USD string.
+   * The costs add up: an attempt whose answer was booked but not served (rule B8) counts in the
+   * request's cost; the usage is the last answer's.
+   */
   booked(usage: TraceUsage | null, costUsd: string): void {
     this.usage = usage;
     const cost = Number(costUsd);
-    this.costUsd = Number.isFinite(cost) && cost > 0 ? cost : 0;
+    if (Number.isFinite(cost) && cost > 0) this.costUsd += cost;
   }
 
   /** The answer's first bytes are ready for the client (a stream has committed). */
