@@ -348,7 +348,7 @@ describe("a whole request to a streams-only connection on a paid rung", () => {
     });
   });
 
-  it("B8 a stream cut before its end is not served, and is booked at the input estimate", async () => {
+  it("B8 a stream cut before its end is not served, and is booked at what was reserved for it", async () => {
     const harness = await gateway({ connections: [CODEX_METERED], models: [price] });
     const ledger = ledgerOf(harness);
     bed.plans.codex.streamCut = "end";
@@ -356,11 +356,16 @@ describe("a whole request to a streams-only connection on a paid rung", () => {
     const response = await post(harness.url, "/v1/chat/completions", body);
     expect(response.status).toBeGreaterThanOrEqual(500);
     await waitFor(() => ledger.reservedUsd("cheap") === 0, { what: "the settle" });
-    // The upstream ran the request: its prompt is booked (no usage came before the cut).
+    // The upstream ran the request and no usage came before the cut: it books the bound it was
+    // reserved at (the input estimate and the output limit), never the prompt alone.
     const inputTokens = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 3);
     const records = await ledger.records();
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ connectionId: "chatgpt", inputTokens, outputTokens: 0 });
-    expect(records[0]!.costUsd).toBeGreaterThan(0);
+    expect(records[0]).toMatchObject({
+      connectionId: "chatgpt",
+      inputTokens,
+      outputTokens: body.max_tokens,
+    });
+    expect(records[0]!.costMicroUsd).toBe(records[0]!.reservedMicroUsd);
   });
 });

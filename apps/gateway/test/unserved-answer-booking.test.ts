@@ -33,6 +33,9 @@ const start = () =>
 /** The input estimate of a body: its JSON's UTF-8 bytes over 3, rounded up. */
 const estimateOf = (body: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 3);
 
+/** The output limit of the test bodies (`chatBody`'s `max_tokens`). */
+const OUTPUT_LIMIT = chatBody("qwen/qwen3-coder").max_tokens;
+
 /** The ledger's records once no reservation is held any more. */
 async function settledRecords(harness: Awaited<ReturnType<typeof start>>): Promise<SpendRecord[]> {
   const ledger = ledgerOf(harness);
@@ -63,7 +66,7 @@ describe("B8 a 2xx answer that cannot be served is booked, never given back", ()
       "stream_error_before_first_byte",
     ],
   ] as const)(
-    "%s: the attempt books the input estimate, the next connection serves, the record counts both",
+    "%s: the attempt books what was reserved for it, the next connection serves, the record counts both",
     async (_name, badAnswer, stream, outcome) => {
       const harness = await start();
       bed.fakes.router.script([badAnswer, {}]);
@@ -77,9 +80,10 @@ describe("B8 a 2xx answer that cannot be served is booked, never given back", ()
       const served = response.headers.get("x-planfirst-connection");
       const unserved = records.find((record) => record.connectionId !== served);
       const answered = records.find((record) => record.connectionId === served);
-      // The unserved attempt reported no usage: its prompt, at the estimate, and no output.
-      expect(unserved).toMatchObject({ inputTokens: estimateOf(body), outputTokens: 0 });
-      expect(unserved!.costUsd).toBeGreaterThan(0);
+      // The unserved attempt reported no usage: what it generated is unknown, so it books the
+      // bound it was reserved at (the input estimate and the output limit), not the prompt alone.
+      expect(unserved).toMatchObject({ inputTokens: estimateOf(body), outputTokens: OUTPUT_LIMIT });
+      expect(unserved!.costMicroUsd).toBe(unserved!.reservedMicroUsd);
       // The served one, from the usage its answer reported (the fake's 12 in, 1 out).
       expect(answered).toMatchObject({ inputTokens: 12, outputTokens: 1 });
 

@@ -13,8 +13,8 @@ import { bookUnserved, replyWhole, type WholeAnswerContext } from "./whole-reply
  * finished: an upstream error event, or a stream that ends or breaks off before its finish,
  * falls through to the next target with the connection cooled, as a stream that fails before
  * its first byte does; a truncated answer is never served. A client that hung up rejects with
- * `client_closed_request`. An answer not served is still booked, from the usage the stream
- * reported so far or at the input estimate (rule B8).
+ * `client_closed_request`. An answer not served is still booked (rule B8): a stream that did not
+ * finish from the usage it reported so far and its output limit, a finished one from its usage.
  */
 export async function serveCollected(
   context: WholeAnswerContext,
@@ -35,7 +35,7 @@ export async function serveCollected(
     }
   } catch (error) {
     if (request.signal?.aborted || (UpstreamError.isInstance(error) && error.code === "aborted")) {
-      await bookUnserved(context, collector.usage());
+      await bookUnserved(context, { usage: collector.usage(), final: false });
       throw clientGone(error);
     }
     // A body that breaks off after the stream finished still holds the whole answer.
@@ -43,7 +43,7 @@ export async function serveCollected(
   }
   const answer = collector.end();
   if (!answer.ok) {
-    await bookUnserved(context, collector.usage());
+    await bookUnserved(context, { usage: collector.usage(), final: false });
     const outcome = answer.error.code === "upstream_stream_cut" ? "stream_cut" : "stream_error";
     attempt.fallThrough(outcome, {
       cool: true,
@@ -59,7 +59,7 @@ export async function serveCollected(
       ...(prepared.request ? { request: prepared.request } : {}),
     });
   } catch {
-    await bookUnserved(context, answer.response.usage);
+    await bookUnserved(context, { usage: answer.response.usage, final: true });
     attempt.fallThrough("invalid_body");
     return FELL_THROUGH;
   }

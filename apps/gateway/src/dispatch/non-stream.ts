@@ -5,6 +5,8 @@ import { clientGone } from "./client-gone";
 import { FELL_THROUGH, type TargetOutcome } from "./types";
 import { bookUnserved, replyWhole, type WholeAnswerContext } from "./whole-reply";
 
+const NOTHING_REPORTED = { usage: null, final: false } as const;
+
 /**
  * Serves a whole (non-stream) 2xx upstream answer: reads the body and has the request's leg make
  * the client's answer of it (`Leg.readWhole`: byte for byte when the upstream speaks the client's
@@ -12,7 +14,8 @@ import { bookUnserved, replyWhole, type WholeAnswerContext } from "./whole-reply
  * `x-planfirst-dropped`), then `replyWhole` (redaction after usage was read from the original,
  * settle, receipt). A body that breaks off or cannot be read falls through (no cooldown: the
  * upstream did answer); a client that hung up rejects with `client_closed_request`. Either way
- * the upstream ran the request: its reservation is settled at the input estimate (rule B8).
+ * the upstream ran the request and billed it: its reservation is settled at the amount reserved,
+ * since nothing says what it generated (rule B8).
  */
 export async function serveNonStream(
   context: WholeAnswerContext,
@@ -23,7 +26,7 @@ export async function serveNonStream(
   try {
     text = await response.text();
   } catch (error) {
-    await bookUnserved(context, null);
+    await bookUnserved(context, NOTHING_REPORTED);
     if (UpstreamError.isInstance(error) && error.code === "aborted") throw clientGone(error);
     attempt.fallThrough("body_failed");
     return FELL_THROUGH;
@@ -39,7 +42,7 @@ export async function serveNonStream(
     }
   }
   if (answer === null) {
-    await bookUnserved(context, null);
+    await bookUnserved(context, NOTHING_REPORTED);
     attempt.fallThrough("invalid_body");
     return FELL_THROUGH;
   }

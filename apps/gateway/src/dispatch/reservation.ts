@@ -9,6 +9,7 @@ import { isPaidRung } from "@planfirst/subscription-ladder";
 import type { GatewayLedger } from "../deps";
 import { clientWireOf } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
+import type { WorstCaseTokens } from "./settle";
 import type { ClientRequest } from "./types";
 
 /**
@@ -23,8 +24,11 @@ export class ReservationHold {
     private readonly ledger: { release(reservation: Reservation): Promise<unknown> },
     /** Null on a free rung, or a paid rung without a price and without a budget. */
     readonly reservation: Reservation | null,
-    /** Input tokens the estimate booked, settled when the upstream reports no usage. */
-    readonly estimatedInputTokens: number,
+    /**
+     * The tokens the reservation was priced for (the input estimate and the output limit),
+     * booked in place of what an answer did not report (see `settleSpend`).
+     */
+    readonly worstCase: WorstCaseTokens,
   ) {
     this.open = reservation !== null;
   }
@@ -58,7 +62,7 @@ export type Admission =
   | { readonly hold: ReservationHold; readonly refused: null }
   | { readonly hold: null; readonly refused: AdmissionRefusal };
 
-const NO_HOLD_TOKENS = 0;
+const NO_HOLD_TOKENS: WorstCaseTokens = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
 /** The admission of a free rung: nothing reserved, nothing to release (shared, immutable). */
 export const FREE_ADMISSION: Admission = {
@@ -129,7 +133,8 @@ export async function admit(
       ? { hold: null, refused: "budget_refused" }
       : KEY_BUDGET_REFUSED;
   }
-  return { hold: new ReservationHold(ledger, reserved, estimate.inputTokens), refused: null };
+  const worstCase = { inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens };
+  return { hold: new ReservationHold(ledger, reserved, worstCase), refused: null };
 }
 
 function ignoreError(): void {}

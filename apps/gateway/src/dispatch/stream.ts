@@ -10,7 +10,7 @@ import type { ConnectionSlot } from "./connection-slots";
 import { writeReceipt } from "./receipt";
 import { redactingStream } from "./redaction";
 import { pinServed } from "./session-placement";
-import { settleSpend } from "./settle";
+import { settleSpend, type WorstCaseTokens } from "./settle";
 import type { ClientRequest } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
 
@@ -24,8 +24,8 @@ interface StreamInputs {
   prepared: UpstreamBody;
   attempts: readonly AttemptRecord[];
   reservation: Reservation | null;
-  /** Input tokens booked when the upstream reports no usage. */
-  estimatedInputTokens: number;
+  /** What the reservation was priced for, booked where the stream's usage is silent. */
+  worstCase: WorstCaseTokens;
   /** Removes the connection's credentials from every client byte; none when absent. */
   redactor?: SecretRedactor;
   /** The connection slot a committed stream holds until it ends; none when absent. */
@@ -191,7 +191,7 @@ class UpstreamStreamSource implements ClientStreamSource {
 
   cancel(): void {
     if (this.settled) return;
-    // The client went away: stop the upstream and book what was used.
+    // The client went away: stop the upstream and book it (rule B8: its usage is not final).
     this.inputs.response.discard();
     void this.finish("client_closed");
   }
@@ -235,16 +235,20 @@ async function bookEarlyEnd(inputs: StreamInputs, stream: ClientStream): Promise
   inputs.request.trace?.booked(stream.usage(), costUsd);
 }
 
-/** Settles the stream's spend from the usage the stream saw; never rejects. */
+/**
+ * Settles the stream's spend from the usage the stream saw, final only when the upstream ended
+ * it properly (see `settleSpend`); never rejects.
+ */
 function settle(inputs: StreamInputs, stream: ClientStream): Promise<string> {
   if (!inputs.reservation) return Promise.resolve("0");
+  const final = stream.finished() && stream.upstreamError() === null;
   return settleSpend(
     inputs.deps,
     inputs.target,
     inputs.reservation,
-    stream.usage(),
+    { usage: stream.usage(), final },
     inputs.request,
-    inputs.estimatedInputTokens,
+    inputs.worstCase,
   ).catch(() => "0");
 }
 

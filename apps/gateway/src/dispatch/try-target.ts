@@ -231,7 +231,7 @@ function streamStarted(
     redactor,
     attempts: state.attempts,
     reservation: hold.reservation,
-    estimatedInputTokens: hold.estimatedInputTokens,
+    worstCase: hold.worstCase,
     slot,
   });
 }

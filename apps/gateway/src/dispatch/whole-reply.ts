@@ -5,7 +5,7 @@ import type { Attempt } from "./attempt";
 import { receiptOf, writeReceipt } from "./receipt";
 import type { ReservationHold } from "./reservation";
 import { pinServed } from "./session-placement";
-import { settleSpend } from "./settle";
+import { type ReportedUsage, settleSpend } from "./settle";
 import type { ClientRequest, TargetOutcome } from "./types";
 import { type UpstreamBody, writeDropped } from "./upstream-body";
 
@@ -25,8 +25,8 @@ export interface WholeAnswerContext {
 
 /**
  * Serves `clientText`, a whole answer already in the client's protocol: the connection's
- * credentials redacted out of it, the reservation handed off and settled from `usage` (the input
- * estimate when the upstream reported none), the request counted `ok`, its session pinned to
+ * credentials redacted out of it, the reservation handed off and settled from `usage` (the amount
+ * reserved when the upstream reported none, rule B8), the request counted `ok`, its session pinned to
  * this target, and a 200 with the receipt headers and `x-planfirst-dropped` listing `dropped`
  * when it is not empty.
  */
@@ -38,7 +38,7 @@ export async function replyWhole(
 ): Promise<TargetOutcome> {
   const { deps, attempt, request, redactor } = context;
   const text = redactor && !redactor.empty ? redactor.redact(clientText) : clientText;
-  const costUsd = await settleHold(context, usage);
+  const costUsd = await settleHold(context, { usage, final: true });
   attempt.finish("ok");
   pinServed(deps, request, attempt.target);
   const trace = request.trace;
@@ -55,28 +55,28 @@ export async function replyWhole(
 /**
  * Books a 2xx answer that will not be served (rule B8): its body broke off or could not be read,
  * its collected stream was cut or failed, or its client went away. The upstream has run the
- * request, so the reservation is settled from `usage` (the input estimate when the upstream
- * reported none), never given back, and the cost joins the request's record. The caller then
- * falls through (or rejects for a client that went away).
+ * request, so the reservation is settled from what it reported (see `settleSpend`), never given
+ * back, and the cost joins the request's record. The caller then falls through (or rejects for
+ * a client that went away).
  */
 export async function bookUnserved(
   context: Pick<WholeAnswerContext, "deps" | "attempt" | "hold" | "request">,
-  usage: NormalizedUsage | null,
+  reported: ReportedUsage,
 ): Promise<void> {
-  const costUsd = await settleHold(context, usage);
-  context.request.trace?.booked(usage, costUsd);
+  const costUsd = await settleHold(context, reported);
+  context.request.trace?.booked(reported.usage, costUsd);
 }
 
 /**
- * Hands the attempt's reservation off and settles it from `usage`; the cost booked, a decimal
- * USD string ("0" when nothing was reserved).
+ * Hands the attempt's reservation off and settles it from what the answer reported; the cost
+ * booked, a decimal USD string ("0" when nothing was reserved).
  */
 function settleHold(
   context: Pick<WholeAnswerContext, "deps" | "attempt" | "hold" | "request">,
-  usage: NormalizedUsage | null,
+  reported: ReportedUsage,
 ): Promise<string> {
   const { deps, attempt, hold, request } = context;
   const reservation = hold.handOff();
   if (!reservation) return Promise.resolve("0");
-  return settleSpend(deps, attempt.target, reservation, usage, request, hold.estimatedInputTokens);
+  return settleSpend(deps, attempt.target, reservation, reported, request, hold.worstCase);
 }
