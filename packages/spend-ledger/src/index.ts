@@ -9,7 +9,7 @@ export type {
   SpendLedgerErrorInit,
 } from "./errors";
 export { SpendLedgerError } from "./errors";
-export { createMemorySpendStore } from "./memory-store";
+export { createMemorySpendStore, type MemorySpendStoreOptions } from "./memory-store";
 export type { MicroRounding, MicroUsd } from "./money";
 export { formatUsd, MICRO_USD_PER_USD, microToUsd, usdToMicro } from "./money";
 export type {

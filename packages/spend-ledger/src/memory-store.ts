@@ -1,3 +1,4 @@
+import { invalidArgument } from "./errors";
 import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
 import type {
   SpendStore,
@@ -18,21 +19,57 @@ import {
   type WindowState,
 } from "./window-book";
 
+/** Options of {@link createMemorySpendStore}. */
+export interface MemorySpendStoreOptions {
+  /**
+   * Most spend records `records()` returns, the newest; default 100 000. An older record leaves
+   * that list, never the books: its cost stays in its window's spent total.
+   */
+  maxRecords?: number;
+  /**
+   * Finished reservation ids remembered, at least this many of the latest; default 100 000. A
+   * settle or release repeated within them does nothing, as in every store; one repeated later
+   * is not recognised, and a repeated settle then books again: the books over-count, never
+   * under-count. The ledger settles or releases each reservation once.
+   */
+  rememberFinished?: number;
+}
+
 /**
  * A spend store held in process memory: for tests, single-process gateways and benchmarks. It
  * forgets everything when the process ends and is not shared between processes; ledgers in one
  * process may share one instance. Operations run synchronously inside the returned promises, so
- * each is atomic in the single JavaScript thread.
+ * each is atomic in the single JavaScript thread. What it keeps is bounded, so a gateway that
+ * runs for months does not grow without end: the window totals (one per rung and window), the
+ * live reservations, and the latest records and finished ids (see the options).
  */
-export function createMemorySpendStore(): SpendStore {
+export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): SpendStore {
+  const maxRecords = positiveCount("maxRecords", options.maxRecords ?? 100_000);
+  const rememberFinished = positiveCount("rememberFinished", options.rememberFinished ?? 100_000);
   const book = createWindowBook();
-  const finished = new Set<string>();
-  const records: SpendRecord[] = [];
+  // Two generations of finished ids: when the newer one is full it becomes the older one, and
+  // the older one is dropped, so between `rememberFinished` and twice that are remembered.
+  let finished = new Set<string>();
+  let finishedBefore = new Set<string>();
+  const isFinished = (id: string) => finished.has(id) || finishedBefore.has(id);
+  // Oldest first. Trimmed a tenth of the bound at a time, so a settle does not move the whole
+  // list each time; `records()` reads only the newest `maxRecords`.
+  let records: SpendRecord[] = [];
+  const trimAt = maxRecords + Math.ceil(maxRecords / 10);
 
   /** Removes a live reservation; true when it was live. */
   const finish = (state: WindowState, reservationId: string): boolean => {
     finished.add(reservationId);
+    if (finished.size >= rememberFinished) {
+      finishedBefore = finished;
+      finished = new Set();
+    }
     return takeReservation(state, reservationId) !== undefined;
+  };
+
+  const keep = (record: SpendRecord): void => {
+    records.push(record);
+    if (records.length >= trimAt) records = records.slice(records.length - maxRecords);
   };
 
   return {
@@ -41,7 +78,7 @@ export function createMemorySpendStore(): SpendStore {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
       const held = state.live.get(request.reservationId);
-      if (held || finished.has(request.reservationId)) {
+      if (held || isFinished(request.reservationId)) {
         return { admitted: held !== undefined, ...totalsOf(state) };
       }
       if (!fitsBudget(state, request.amountMicroUsd, request.budgetMicroUsd)) {
@@ -56,16 +93,16 @@ export function createMemorySpendStore(): SpendStore {
     settle: async (request: StoreSettleRequest): Promise<StoreSettleResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      if (finished.has(request.reservationId)) return { booked: false, ...totalsOf(state) };
+      if (isFinished(request.reservationId)) return { booked: false, ...totalsOf(state) };
       finish(state, request.reservationId);
       state.spentMicroUsd += request.record.costMicroUsd;
-      if (request.keepRecord !== false) records.push(request.record);
+      if (request.keepRecord !== false) keep(request.record);
       return { booked: true, ...totalsOf(state) };
     },
     release: async (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      if (finished.has(request.reservationId)) return { released: false, ...totalsOf(state) };
+      if (isFinished(request.reservationId)) return { released: false, ...totalsOf(state) };
       const released = finish(state, request.reservationId);
       return { released, ...totalsOf(state) };
     },
@@ -77,10 +114,16 @@ export function createMemorySpendStore(): SpendStore {
     },
     records: async (query: SpendRecordQuery) =>
       records
+        .slice(-maxRecords)
         .map((record) => ({ record, timeMs: Date.parse(record.time) }))
         .filter(({ record, timeMs }) => recordMatches(record, timeMs, query))
         .sort((a, b) => a.timeMs - b.timeMs)
         .map(({ record }) => record),
     close: async () => {},
   };
+}
+
+function positiveCount(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) invalidArgument(name, "a positive integer", value);
+  return value;
 }
