@@ -113,6 +113,39 @@ function expectPlanReceipt(headers: Headers) {
 
 const hello = [{ role: "user" as const, content: "hello" }];
 
+describe("the Codex backend's body requirements (quota-signals.md §15)", () => {
+  it("every body carries store: false and instructions, the client's own instructions kept", async () => {
+    const harness = await planGateway();
+    const { openai } = sdks(harness);
+    // The SDKs send neither field: a Chat client with no system prompt, a plain Responses call.
+    await openai.chat.completions.create({ model: "auto/subscription", messages: hello });
+    await openai.responses.create({ model: "auto/subscription", input: "hello" });
+    await openai.responses.create({
+      model: "auto/subscription",
+      input: "hello",
+      instructions: "Answer in French.",
+    });
+    const bodies = backendHits().map((hit) => hit.body as Record<string, unknown>);
+    expect(bodies.map((body) => [body.store, body.instructions])).toEqual([
+      [false, ""],
+      [false, ""],
+      [false, "Answer in French."],
+    ]);
+  });
+
+  it("a client asking to store is served without storage and told so in x-planfirst-dropped", async () => {
+    const harness = await planGateway();
+    const { openai } = sdks(harness);
+    const stored = await openai.responses
+      .create({ model: "auto/subscription", input: "hello", store: true })
+      .withResponse();
+    expect(stored.data.output_text).toBe("ok");
+    expect(stored.response.headers.get("x-planfirst-dropped")).toBe("store");
+    const body = backendHits().at(-1)!.body as Record<string, unknown>;
+    expect(body.store).toBe(false);
+  });
+});
+
 describe("a whole request on the ChatGPT plan (the backend streams only)", () => {
   for (const model of ["auto/subscription", "auto/thrifty"]) {
     it(`${model}: Chat, Messages and Responses clients get the plan's whole answer, usage and receipt`, async () => {

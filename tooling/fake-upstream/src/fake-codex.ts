@@ -139,6 +139,13 @@ export function createFakeCodex(setup: PlanFakeSetup): { fake: FakeCodex; route:
       if (record.stream !== true) {
         return json(response, 400, { detail: "Stream must be set to true" });
       }
+      // The backend keeps nothing and answers only with instructions (an empty string will do).
+      if (record.store !== false) {
+        return json(response, 400, { detail: "Store must be set to false" });
+      }
+      if (typeof record.instructions !== "string") {
+        return json(response, 400, { detail: "Instructions are required" });
+      }
       const model = typeof record.model === "string" ? record.model : "gpt-5-codex";
       const frames = codexStreamFrames({
         model,

@@ -17,12 +17,15 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}) 
   });
 }
 
+/** The fields the Codex CLI sends in every body, which the backend requires. */
+const CODEX_BODY = { input: "hi", store: false, instructions: "" };
+
 describe("fake Codex backend and OpenAI auth server", () => {
   it("streams a Responses answer with x-codex-* headers and a codex.rate_limits event", async () => {
     const login = fakes.codex.issueLogin();
     const response = await post(
       `${fakes.codex.baseUrl}/responses`,
-      { model: "gpt-5-codex", input: "hi", stream: true },
+      { ...CODEX_BODY, model: "gpt-5-codex", stream: true },
       { authorization: `Bearer ${login.accessToken}`, "chatgpt-account-id": fakes.codex.accountId },
     );
     expect(response.status).toBe(200);
@@ -35,34 +38,40 @@ describe("fake Codex backend and OpenAI auth server", () => {
     expect(JSON.stringify(fakes.hits)).not.toContain(login.accessToken);
   });
 
-  it("refuses a whole request and answers a declared tool with a function or custom call", async () => {
+  it("refuses a whole request, one that asks to store or has no instructions, and answers a declared tool with a function or custom call", async () => {
     const login = fakes.codex.issueLogin();
     const auth = {
       authorization: `Bearer ${login.accessToken}`,
       "chatgpt-account-id": fakes.codex.accountId,
     };
     const url = `${fakes.codex.baseUrl}/responses`;
-    const whole = await post(url, { model: "gpt-5-codex", input: "hi", stream: false }, auth);
+    const whole = await post(url, { ...CODEX_BODY, model: "gpt-5-codex", stream: false }, auth);
     expect(whole.status).toBe(400);
     expect(await whole.json()).toEqual({ detail: "Stream must be set to true" });
+    const stored = await post(url, { ...CODEX_BODY, store: undefined, stream: true }, auth);
+    expect(stored.status).toBe(400);
+    expect(await stored.json()).toEqual({ detail: "Store must be set to false" });
+    const bare = await post(url, { ...CODEX_BODY, instructions: undefined, stream: true }, auth);
+    expect(bare.status).toBe(400);
+    expect(await bare.json()).toEqual({ detail: "Instructions are required" });
 
     const tools = [
       { type: "function", name: "get_weather", parameters: { type: "object" } },
       { type: "custom", name: "apply_patch" },
     ];
     fakes.codex.toolCall = { kind: "function", input: '{"city":"Paris"}' };
-    const call = await (await post(url, { input: "hi", tools, stream: true }, auth)).text();
+    const call = await (await post(url, { ...CODEX_BODY, tools, stream: true }, auth)).text();
     expect(call).toContain('"type":"function_call"');
     expect(call).toContain('"name":"get_weather"');
     expect(call.match(/event: response\.function_call_arguments\.delta/g)).toHaveLength(2);
     expect(call).toContain('"arguments":"{\\"city\\":\\"Paris\\"}"');
     // No tool of that kind declared: the model can only answer in text.
-    const text = await (await post(url, { input: "hi", stream: true }, auth)).text();
+    const text = await (await post(url, { ...CODEX_BODY, stream: true }, auth)).text();
     expect(text).toContain("event: response.output_text.delta");
     expect(text).not.toContain("function_call");
 
     fakes.codex.toolCall = { kind: "custom", input: "*** Begin Patch\n*** End Patch" };
-    const custom = await (await post(url, { input: "hi", tools, stream: true }, auth)).text();
+    const custom = await (await post(url, { ...CODEX_BODY, tools, stream: true }, auth)).text();
     expect(custom).toContain('"type":"custom_tool_call"');
     expect(custom).toContain("event: response.custom_tool_call_input.done");
     fakes.codex.toolCall = null;
@@ -76,17 +85,17 @@ describe("fake Codex backend and OpenAI auth server", () => {
     };
     const url = `${fakes.codex.baseUrl}/responses`;
     fakes.codex.streamContentType = null;
-    const untyped = await post(url, { input: "hi", stream: true }, auth);
+    const untyped = await post(url, { ...CODEX_BODY, stream: true }, auth);
     expect(untyped.headers.get("content-type")).toBeNull();
     expect(await untyped.text()).toContain("event: response.completed");
     fakes.codex.streamContentType = "text/event-stream; charset=utf-8";
 
     fakes.codex.streamCut = "end";
-    const ended = await (await post(url, { input: "hi", stream: true }, auth)).text();
+    const ended = await (await post(url, { ...CODEX_BODY, stream: true }, auth)).text();
     expect(ended).toContain("event: response.output_item.done");
     expect(ended).not.toContain("response.completed");
     fakes.codex.streamCut = "reset";
-    const reset = await post(url, { input: "hi", stream: true }, auth);
+    const reset = await post(url, { ...CODEX_BODY, stream: true }, auth);
     await expect(reset.text()).rejects.toThrow();
     fakes.codex.streamCut = null;
   });

@@ -1,6 +1,6 @@
 import type { ResponseInput, ResponseSignals, UsageSignals } from "@planfirst/quota-cache";
 import packageJson from "../../package.json" with { type: "json" };
-import type { ProtocolName } from "../protocols";
+import type { BodyRules, ProtocolName } from "../protocols";
 
 /** What the dispatcher tells a connector about one upstream call. */
 export interface ConnectorCall {
@@ -108,6 +108,12 @@ export interface UpstreamConnector {
    * cache hint into a failed request; the connection's `promptCacheKey` setting overrides it.
    */
   readonly acceptsPromptCacheKey?: boolean;
+  /**
+   * What the provider requires of every request body, whatever the client sent (the Codex
+   * backend: `store: false` and an `instructions` string); see `BodyRules`. Absent = the body as
+   * the leg built it.
+   */
+  readonly bodyRules?: BodyRules;
   /**
    * SSE event names of the provider's own that carry quota in the middle of a stream (Codex
    * `codex.rate_limits`); the stream path hands each such event to {@link readStreamEvent}.

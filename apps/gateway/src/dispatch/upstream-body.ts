@@ -1,4 +1,11 @@
-import { legOf, type ProtocolName, type UpstreamBody } from "../protocols";
+import {
+  type BodyRules,
+  bodyRulesKey,
+  type EncodeRequestOptions,
+  legOf,
+  type ProtocolName,
+  type UpstreamBody,
+} from "../protocols";
 import type { ClientRequest } from "./types";
 
 export type { UpstreamBody } from "../protocols";
@@ -10,8 +17,9 @@ export type { UpstreamBody } from "../protocols";
  * through (`model` and `stream` set, and `promptCacheKey` where the client sent none, nothing
  * else touched), any other goes through the hub. Throws `ProtocolError` naming the field when
  * the upstream cannot carry the request faithfully; the dispatcher then skips that target.
- * `bodies` caches one body per protocol, model, stream mode and cache key for one client
- * request, so a fall-through to the same shape encodes once.
+ * `bodyRules` are the upstream's requirements of every body (see `BodyRules`). `bodies` caches
+ * one body per protocol, model, stream mode, cache key and body rules for one client request, so
+ * a fall-through to the same shape encodes once.
  */
 export function upstreamBodyFor(
   request: ClientRequest,
@@ -20,12 +28,15 @@ export function upstreamBodyFor(
   stream: boolean,
   bodies: Map<string, UpstreamBody>,
   promptCacheKey?: string,
+  bodyRules?: BodyRules,
 ): UpstreamBody {
-  const key = `${protocol}\u0000${model}\u0000${stream ? "stream" : "whole"}\u0000${promptCacheKey ?? ""}`;
+  const rules = bodyRules === undefined ? "" : bodyRulesKey(bodyRules);
+  const key = `${protocol}\u0000${model}\u0000${stream ? "stream" : "whole"}\u0000${promptCacheKey ?? ""}\u0000${rules}`;
   const cached = bodies.get(key);
   if (cached !== undefined) return cached;
-  const options =
-    promptCacheKey === undefined ? { model, stream } : { model, stream, promptCacheKey };
+  const options: EncodeRequestOptions = { model, stream };
+  if (promptCacheKey !== undefined) options.promptCacheKey = promptCacheKey;
+  if (bodyRules !== undefined) options.bodyRules = bodyRules;
   const body = legOf(request.protocol, protocol).encodeRequest(
     request.body,
     options,

@@ -91,6 +91,7 @@ export class UpstreamCalls {
       stream,
       bodies,
       promptCacheKeyFor(target, connector, request),
+      connector.bodyRules,
     );
     const shape = connector.prepare({
       model: target.model,

@@ -1,4 +1,5 @@
 import type { WorstCaseCostInput } from "@planfirst/spend-ledger";
+import type { BodyRules } from "./body-rules";
 import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import type { SseEvent } from "./types";
@@ -20,6 +21,8 @@ export interface EncodeRequestOptions {
    * when the body carries none of its own; ignored by protocols without one.
    */
   promptCacheKey?: string;
+  /** What the upstream requires of every body; applied by the leg after the body is built. */
+  bodyRules?: BodyRules;
 }
 
 /** Options of {@link Codec.encodeResponse} and {@link Codec.encodeStream}. */

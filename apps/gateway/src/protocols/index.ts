@@ -1,4 +1,5 @@
-export type { ClientStream, WireForwarding } from "./codec";
+export { type BodyRules, bodyRulesKey } from "./body-rules";
+export type { ClientStream, EncodeRequestOptions, WireForwarding } from "./codec";
 export { createStreamCollector } from "./collect-stream";
 export type { ConversationOpening } from "./conversation-opening";
 export { conversationOpeningOf, encodeAnswer, type TranslatedResponse } from "./hub";

@@ -1,3 +1,4 @@
+import { applyBodyRules } from "./body-rules";
 import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
 import { createStreamTranslator, translateRequest, translateResponse } from "./hub";
 import type { IrRequest, IrUsage } from "./ir";
@@ -18,7 +19,10 @@ type Json = Record<string, unknown>;
 export interface UpstreamBody {
   /** The serialised upstream body. */
   readonly text: string;
-  /** Client fields dropped on the way ([] on a same-protocol pass-through). */
+  /**
+   * Client fields dropped on the way ([] on a same-protocol pass-through, unless the upstream's
+   * body rules replaced one).
+   */
   readonly dropped: readonly string[];
   /** The decoded client request when the body was translated (the answer's encoders read it). */
   readonly request: IrRequest | undefined;
@@ -104,7 +108,10 @@ class RelayLeg implements Leg {
     ) {
       copy[cacheField] = options.promptCacheKey;
     }
-    return { text: JSON.stringify(copy), dropped: NOTHING_DROPPED, request: undefined, leg: this };
+    const dropped = options.bodyRules
+      ? applyBodyRules(copy, options.bodyRules, NOTHING_DROPPED)
+      : NOTHING_DROPPED;
+    return { text: JSON.stringify(copy), dropped, request: undefined, leg: this };
   }
 
   readWhole(sent: UpstreamBody, text: string, body: Json): WholeAnswer {
@@ -139,9 +146,12 @@ class TranslateLeg implements Leg {
       });
     }
     const translated = translateRequest(this.client, this.upstream, body, options);
+    const dropped = options.bodyRules
+      ? applyBodyRules(translated.body, options.bodyRules, translated.dropped)
+      : translated.dropped;
     return {
       text: JSON.stringify(translated.body),
-      dropped: translated.dropped,
+      dropped,
       request: translated.request,
       leg: this,
     };

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakePlanProviders, startFakePlanProviders } from "@planfirst/fake-upstream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { applyBodyRules, type BodyRules } from "../../protocols/body-rules";
 import type { ConnectorCall, PreparedRequest, UpstreamConnector } from "../connector";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
@@ -56,15 +57,27 @@ function spec(
   };
 }
 
+/** The body rules of the last connector made here (every Codex connector has the same). */
+let bodyRules: BodyRules | undefined;
+
 function connector(s: ConnectorSpec): UpstreamConnector {
-  return createCodexConnector(s, { persistence, now: () => clockMs });
+  const made = createCodexConnector(s, { persistence, now: () => clockMs });
+  bodyRules = made.bodyRules;
+  return made;
 }
 
+/**
+ * Posts a client's Responses body (no `store`, no `instructions`, as the OpenAI SDK sends it) to
+ * the fake backend, which refuses that, after the connector's body rules: what the gateway's legs
+ * do to every body for this connector.
+ */
 async function send(prepared: PreparedRequest) {
+  const body = { model: "gpt-5-codex", input: "hi", stream: true };
+  if (bodyRules) applyBodyRules(body, bodyRules, []);
   return fetch(prepared.url, {
     method: "POST",
     headers: prepared.headers,
-    body: JSON.stringify({ model: "gpt-5-codex", input: "hi", stream: true }),
+    body: JSON.stringify(body),
   });
 }
 

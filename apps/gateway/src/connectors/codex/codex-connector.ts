@@ -1,4 +1,5 @@
 import { codexUsageEvidence, parseCodexResponse, parseCodexUsage } from "@planfirst/quota-cache";
+import type { BodyRules } from "../../protocols";
 import { joinUrl, type UpstreamConnector } from "../connector";
 import {
   bearerUsageRequest,
@@ -29,6 +30,16 @@ const CODEX_CLI_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
  * `originator`, `version` and `session_id`. planfirst never sends an `originator` of its own.
  */
 const CODEX_FORWARDED_HEADERS = ["originator", "version", "session_id"] as const;
+
+/**
+ * What the Codex backend requires of every body (quota-signals.md §15): `store: false` (it keeps
+ * nothing; a client asking to store is told through `x-planfirst-dropped`) and a top-level
+ * `instructions` string, empty when the client has none. The Codex CLI sends both itself.
+ */
+const CODEX_BODY_RULES: BodyRules = Object.freeze({
+  fixed: Object.freeze({ store: false }),
+  defaults: Object.freeze({ instructions: "" }),
+});
 
 /** The Codex backend's in-band quota event, sent near the start of every Responses stream. */
 const CODEX_STREAM_EVENTS: readonly string[] = Object.freeze(["codex.rate_limits"]);
@@ -99,6 +110,7 @@ export function createCodexConnector(spec: ConnectorSpec, deps: ConnectorDeps): 
     streamOnly: true,
     // The Codex CLI sends its conversation id as `prompt_cache_key`; the backend routes by it.
     acceptsPromptCacheKey: true,
+    bodyRules: CODEX_BODY_RULES,
     prepare(call) {
       return withToken(credential, (token) => {
         const headers = baseRequestHeaders(call, spec.headers, CODEX_FORWARDED_HEADERS);
