@@ -169,7 +169,14 @@ describe("planfirst login import", () => {
       const response = await fetch(prepared.url, {
         method: "POST",
         headers: prepared.headers,
-        body: JSON.stringify({ model: "gpt-5-codex", input: "hi", stream: true }),
+        // A body as the Codex CLI sends it: the backend requires store: false and instructions.
+        body: JSON.stringify({
+          model: "gpt-5-codex",
+          input: "hi",
+          instructions: "",
+          store: false,
+          stream: true,
+        }),
       });
       expect(response.status).toBe(200);
       await response.text();
