@@ -46,6 +46,7 @@ export type GatewayErrorCode =
   | "no_available_target"
   | "all_targets_rate_limited"
   | "all_targets_failed"
+  | "client_refused"
   | "invalid_config"
   | "internal_error"
   | "unsupported_field"

@@ -159,8 +159,13 @@ export function usePlanBed(): PlanBed {
 }
 
 /** POSTs a chat request for `model` and reads the answer, with the rung that served it. */
-export async function served(harness: Harness, model: string, extra: Record<string, unknown> = {}) {
-  const response = await post(harness.url, "/v1/chat/completions", chatBody(model, extra));
+export async function served(
+  harness: Harness,
+  model: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const response = await post(harness.url, "/v1/chat/completions", chatBody(model, extra), headers);
   const text = await response.text();
   return { response, text, rung: response.headers.get("x-planfirst-rung") };
 }

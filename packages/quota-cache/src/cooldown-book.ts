@@ -80,6 +80,8 @@ export interface CooldownBook {
    *   (an integration that may not use that model);
    * - `money_refusal`: the backoff, like a transient failure (the connection bills for this
    *   traffic; the ladder keeps it off `auto/subscription` through its overage evidence).
+   * - `client_refused`: nothing is written (the client program was refused, not the
+   *   connection); the cooldown returned ended as it began and counts no attempt.
    * A `retryAt` or `resetAt` beyond what the failure's window allows (its length plus skew;
    * 7 days when it names no window) is implausible and ignored, so a `retry-after: 999999999`
    * cools for the bounded backoff, not for years. Every duration goes through
@@ -122,6 +124,7 @@ const KINDS: readonly UpstreamFailureKind[] = [
   "auth_invalid",
   "money_refusal",
   "misconfigured",
+  "client_refused",
 ];
 const QUOTA_KINDS = new Set<UpstreamFailureKind>(["window_exhausted", "credits_exhausted"]);
 const ACCOUNT_KEY = "account";
@@ -242,6 +245,7 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
     const model = scopeOf(failure, scopeOptions.model);
     const key = cooldownKey(model);
     const previous = all(connectionId).find((entry) => entry.key === key)?.record;
+    if (failure.kind === "client_refused") return notCooled(connectionId, model, failure, nowMs);
     const attempts = (previous?.attempts ?? 0) + 1;
     const backoffMs = Math.min(capMs, baseMs * 2 ** Math.min(attempts - 1, 52));
     const plausible = (iso: string | null) =>
@@ -339,4 +343,28 @@ export function createCooldownBook(options: CooldownBookOptions = {}): CooldownB
   }
 
   return { fail, succeed, isCoolingDown, cooldownUntil, activeCooldowns, releaseOnHeadroom };
+}
+
+/**
+ * The answer of `fail` to a `client_refused` failure, which is about the client program and not
+ * the connection: a cooldown that ended as it began, recorded nowhere, counting no attempt.
+ */
+function notCooled(
+  connectionId: string,
+  model: string | null,
+  failure: UpstreamFailure,
+  nowMs: number,
+): Cooldown {
+  const at = new Date(nowMs).toISOString();
+  return {
+    connectionId,
+    model,
+    kind: failure.kind,
+    since: at,
+    until: at,
+    durationMs: 0,
+    attempts: 0,
+    resetAt: null,
+    reason: failure.detail ?? null,
+  };
 }

@@ -43,7 +43,7 @@ export interface QuotaCache {
    * Records a quota failure (`window_exhausted`, `credits_exhausted`) as an exhausted window,
    * scoped to the model when the failure is, with the failure's reset (or retry instant); latches
    * H1. `rate_limited`, `overloaded`, `auth_invalid`, `money_refusal` and `misconfigured` mark
-   * no quota.
+   * no quota; `client_refused` (about the client program, not the connection) changes nothing.
    */
   observeFailure(
     connectionId: string,

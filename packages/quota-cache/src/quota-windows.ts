@@ -208,7 +208,9 @@ export function createQuotaWindows(options: QuotaWindowsOptions): QuotaWindows {
     failure: UpstreamFailure,
     failureOptions: ObserveFailureOptions = {},
   ): void {
-    // Any failure ends a probe's `served` verification (P3).
+    // A refusal of the client program says nothing about the connection.
+    if (failure.kind === "client_refused") return;
+    // Any other failure ends a probe's `served` verification (P3).
     dropServed(connectionId);
     if (!QUOTA_FAILURES.has(failure.kind)) return;
     const nowMs = now();

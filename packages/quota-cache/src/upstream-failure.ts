@@ -18,6 +18,10 @@ import type { ImplausibleTime } from "./time-plausibility";
  *   header missing or refused, no plan on the key, a plan that does not include this service).
  *   Not the client's fault and not quota: the request falls through to the next target, and only
  *   an operator's change (or the provider's) fixes it. Marks no quota.
+ * - `client_refused`: the provider refuses the client program that sent the request, not the
+ *   connection (Kimi For Coding admits only coding agents it recognises by their User-Agent,
+ *   quota-signals.md §15). The same connection serves other clients, so nothing is cooled and no
+ *   quota is marked; the request falls through to the next target.
  */
 export type UpstreamFailureKind =
   | "rate_limited"
@@ -26,7 +30,8 @@ export type UpstreamFailureKind =
   | "overloaded"
   | "auth_invalid"
   | "money_refusal"
-  | "misconfigured";
+  | "misconfigured"
+  | "client_refused";
 
 /** A classified upstream error response. Never carries a credential. */
 export interface UpstreamFailure {

@@ -11,6 +11,16 @@ import {
 } from "./plan-route";
 import { createTokenAuthority } from "./token-authority";
 
+/**
+ * User-Agents of coding agents Kimi For Coding admits, by prefix: the Kimi CLI's and Claude
+ * Code's (quota-signals.md §15). Any other client is refused with a 403.
+ */
+const CODING_AGENTS = ["KimiCLI/", "claude-cli/"];
+
+function isCodingAgent(userAgent: string | undefined): boolean {
+  return CODING_AGENTS.some((prefix) => userAgent?.startsWith(prefix) === true);
+}
+
 /** The Kimi Code plan and its auth server. */
 export interface FakeKimi extends FakeOauthControls {
   /** `{origin}/coding/v1`: POST `/chat/completions`. */
@@ -23,7 +33,8 @@ export interface FakeKimi extends FakeOauthControls {
 /**
  * The Kimi fake on the shared server: its auth server (`/api/oauth/token`, form-encoded
  * refresh_token grant with rotation), `/coding/v1/usages` with string numbers and
- * `/coding/v1/chat/completions`; see `startFakePlanProviders`.
+ * `/coding/v1/chat/completions`, which serves coding agents only (by User-Agent); see
+ * `startFakePlanProviders`.
  */
 export function createFakeKimi(setup: PlanFakeSetup): { fake: FakeKimi; route: PlanRoute } {
   const { origin, now } = setup;
@@ -68,8 +79,18 @@ export function createFakeKimi(setup: PlanFakeSetup): { fake: FakeKimi; route: P
         }),
       );
     }
-    if (method === "POST" && path === "/coding/v1/chat/completions")
+    if (method === "POST" && path === "/coding/v1/chat/completions") {
+      if (!isCodingAgent(request.headers["user-agent"])) {
+        return json(response, 403, {
+          error: {
+            message:
+              "Kimi For Coding is currently only available for Coding Agents such as Kimi CLI, Claude Code, Roo Code, Kilo Code, etc.",
+            type: "access_terminated_error",
+          },
+        });
+      }
       return chatCompletion(response, record);
+    }
     return noRoute(response, path);
   }
 

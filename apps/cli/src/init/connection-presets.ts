@@ -86,7 +86,7 @@ export const CONNECTION_PRESETS: readonly ConnectionPreset[] = [
     baseUrl: "https://api.kimi.com/coding",
     credentialEnv: "KIMI_API_KEY",
     models: ["kimi-for-coding"],
-    note: "Kimi coding plan (key from the Kimi Code console)",
+    note: "Kimi coding plan (key from the Kimi Code console); serves coding agents only, such as Claude Code",
   },
   {
     provider: "ollama",

@@ -26,6 +26,8 @@ export const ERROR_HTTP: Readonly<Record<GatewayErrorCode, ErrorHttp>> = {
   invalid_api_key: { status: 401, type: "authentication_error" },
   // A client key asked for what only an admin key may see or do (/metrics, a reload).
   admin_key_required: { status: 403, type: "permission_error" },
+  // Every target refused the client program itself (Kimi For Coding admits coding agents only).
+  client_refused: { status: 403, type: "permission_error" },
   model_not_found: { status: 404, type: "invalid_request_error" },
   unknown_category: { status: 404, type: "invalid_request_error" },
   route_not_found: { status: 404, type: "not_found_error" },

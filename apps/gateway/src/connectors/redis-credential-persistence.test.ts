@@ -106,7 +106,12 @@ describe("Redis credential persistence", () => {
         headers: prepared.headers,
         body: JSON.stringify({ model: "kimi-for-coding", messages: [] }),
       });
-    const call = { model: "kimi-for-coding", stream: false };
+    // From the Kimi CLI: Kimi For Coding serves coding agents only.
+    const call = {
+      model: "kimi-for-coding",
+      stream: false,
+      clientHeaders: { "user-agent": "KimiCLI/1.30.0" },
+    };
     try {
       const refreshes = fakes.kimi.refreshes;
       // Replica A refreshes first (the seed has no access token): the refresh token rotates.

@@ -16,6 +16,7 @@ import {
 import { unknownModelError } from "../routing/unknown-model";
 import { Attempt } from "./attempt";
 import { isClientGone } from "./client-gone";
+import { clientRefusedError } from "./client-refused";
 import {
   type ConnectionSlot,
   ConnectionSlots,
@@ -169,6 +170,7 @@ export function createDispatcher(
   ): GatewayError {
     // No target's protocol could carry the request: the 400 names the field.
     if (state.refusal && state.attempts.every(isRefusal)) return state.refusal;
+    if (onlyOutcome(state.attempts, "client_refused")) return clientRefusedError(state.attempts);
     if (resolution.grouping === "subscription") {
       return exhausted(resolution, request, state.attempts);
     }

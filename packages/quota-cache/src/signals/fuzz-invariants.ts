@@ -57,6 +57,7 @@ function expectValidFailure(failure: UpstreamFailure): void {
     "auth_invalid",
     "money_refusal",
     "misconfigured",
+    "client_refused",
   ]).toContain(failure.kind);
   expectIsoOrNull(failure.retryAt);
   expectIsoOrNull(failure.resetAt);

@@ -23,7 +23,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const call = { model: "kimi-for-coding", stream: false };
+// Kimi For Coding serves coding agents only: the call comes from the Kimi CLI, whose
+// User-Agent the connector forwards.
+const call = {
+  model: "kimi-for-coding",
+  stream: false,
+  clientHeaders: { "user-agent": "KimiCLI/1.30.0" },
+};
 
 function spec(refreshToken: string): ConnectorSpec {
   return {
@@ -127,6 +133,35 @@ describe("kimi connector", () => {
       ["7d", 75],
       ["5h", 90],
     ]);
+    persistence.close();
+  });
+
+  it("reads the fake's refusal of a client that is not a coding agent as client_refused, not the key's", async () => {
+    const persistence = createSqliteCredentialPersistence(":memory:");
+    const c = createKimiConnector(
+      { ...spec(fakes.kimi.issueLogin().refreshToken), id: "kimi-agents" },
+      { persistence, now: () => clockMs },
+    );
+    const prepared = await c.prepare({ model: "kimi-for-coding", stream: false });
+    // No client User-Agent: the connector sends planfirst's own, which Kimi does not admit.
+    expect(prepared.headers["user-agent"]).toMatch(/^planfirst\//);
+    const response = await send(prepared);
+    expect(response.status).toBe(403);
+    const read = c.readResponse({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: await response.json(),
+      observedAtMs: clockMs,
+    });
+    expect(read.failure).toMatchObject({ kind: "client_refused", code: "access_terminated_error" });
+    // Any other 403 is still the key's problem.
+    const other = c.readResponse({
+      status: 403,
+      headers: {},
+      body: { error: { message: "forbidden", type: "permission_error" } },
+      observedAtMs: clockMs,
+    });
+    expect(other.failure?.kind).toBe("auth_invalid");
     persistence.close();
   });
 

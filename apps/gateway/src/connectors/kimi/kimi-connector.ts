@@ -10,6 +10,7 @@ import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenRefresher } from "../oauth-refresh";
 import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
 import { answerReader } from "../read-signals";
+import { classifyKimiFailure } from "./kimi-failure";
 import { parseKimiUsage } from "./kimi-usage";
 
 /** Kimi Code's OpenAI-compatible base. */
@@ -32,6 +33,8 @@ const KIMI_CODE_CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098";
  * new one replaces the old in persistence before it is used. Usage at
  * `{origin}/coding/v1/usages`. Answers carry the standard OpenAI-style signals (read by
  * quota-cache's generic parser); no paid-overage signal is known, so nothing is read as evidence.
+ * Kimi admits only coding agents it recognises by User-Agent: its refusal of another client is
+ * read as `client_refused` (see `classifyKimiFailure`).
  */
 export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): UpstreamConnector {
   const refreshable = refreshableSpec(spec);
@@ -51,6 +54,7 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
   const protocol = planProtocol(spec);
   const keyAuth = credential.kind === "static" ? "x-api-key" : "bearer";
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/coding/v1/usages`;
+  const read = answerReader(parseGenericResponse);
   return {
     provider: "kimi",
     protocol,
@@ -64,7 +68,13 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
     },
     usageRequest: () => bearerUsageRequest(credential, usageUrl),
     readUsage: (payload, observedAtMs) => ({ windows: parseKimiUsage(payload, observedAtMs) }),
-    readResponse: answerReader(parseGenericResponse),
+    readResponse(answer) {
+      const signals = read(answer);
+      // Its refusal of a client program that is not a coding agent is no fault of the connection.
+      const failure = answer.status >= 300 ? classifyKimiFailure(answer) : null;
+      if (failure) signals.failure = failure;
+      return signals;
+    },
     invalidateCredential: (token) => credential.invalidate(token),
   };
 }
