@@ -19,9 +19,10 @@ import type { ImplausibleTime } from "./time-plausibility";
  *   Not the client's fault and not quota: the request falls through to the next target, and only
  *   an operator's change (or the provider's) fixes it. Marks no quota.
  * - `client_refused`: the provider refuses the client program that sent the request, not the
- *   connection (Kimi For Coding admits only coding agents it recognises by their User-Agent,
- *   quota-signals.md §15). The same connection serves other clients, so nothing is cooled and no
- *   quota is marked; the request falls through to the next target.
+ *   connection (a Claude login serves Claude Code only; Kimi For Coding admits only coding agents
+ *   it recognises by their User-Agent; quota-signals.md §15). The same connection serves other
+ *   clients, so nothing is cooled and no quota is marked; the request falls through to the next
+ *   target.
  */
 export type UpstreamFailureKind =
   | "rate_limited"

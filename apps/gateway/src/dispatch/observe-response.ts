@@ -18,18 +18,23 @@ function isClientFault(status: number): boolean {
   return RETURN_TO_CLIENT.has(status);
 }
 
-/** Failure kinds that say a 4xx is about the connection, not the client's request. */
+/**
+ * Failure kinds that say a 4xx is not about the client's request: about the connection, or about
+ * which client program may use it.
+ */
 const CONNECTION_FAULTS: ReadonlySet<UpstreamFailure["kind"]> = new Set([
   "money_refusal",
   "misconfigured",
+  "client_refused",
 ]);
 
 /**
  * True when an upstream answer goes back to the client as its own fault: a client-fault status
  * that the connector did not read as the connection's own problem. A Claude 400 "Third-party apps
  * now draw from your extra usage…" says this connection would bill (E4); a Copilot 400 "missing
- * Editor-Version header" says the connection is set up wrong. Neither says the request is wrong:
- * the request falls through to the next target instead.
+ * Editor-Version header" says the connection is set up wrong; a Claude login's 400 "only
+ * authorized for use with Claude Code" says it serves another client program. None says the
+ * request is wrong: the request falls through to the next target instead.
  */
 export function isClientFaultAnswer(status: number, failure: UpstreamFailure | undefined): boolean {
   return isClientFault(status) && (failure === undefined || !CONNECTION_FAULTS.has(failure.kind));

@@ -9,6 +9,13 @@ import { makeFailure, type ResponseContext } from "./response-input";
  */
 const MONEY_REFUSAL_MESSAGE = /\bextra usage\b/i;
 
+/**
+ * A Claude plan login refusing a client that is not Claude Code (quota-signals.md §15): "This
+ * credential is only authorized for use with Claude Code and cannot be used for other API
+ * requests." The login is fine for Claude Code; the client program is what was refused.
+ */
+const CLAUDE_CODE_ONLY_MESSAGE = /only authorized for use with Claude Code/i;
+
 const CREDIT_MESSAGE =
   /credit balance is too low|spend(?:ing)? limit|billing|insufficient.{0,20}credit/i;
 
@@ -17,7 +24,8 @@ const CREDIT_MESSAGE =
  * 529 / `overloaded_error` → overloaded (capacity, not quota); 401/403 → auth_invalid;
  * 402 `billing_error` or a "credit balance is too low" / "spend limit" message → credits_exhausted;
  * 429 / `rate_limit_error` → rate_limited, refined by the caller; a 400/402/429 whose message
- * names "extra usage" → money_refusal (code `extra_usage`). Other statuses → undefined.
+ * names "extra usage" → money_refusal (code `extra_usage`); a 400 saying the credential "is only
+ * authorized for use with Claude Code" → client_refused. Other statuses → undefined.
  */
 export function classifyAnthropicError(context: ResponseContext): UpstreamFailure | undefined {
   const { type, message } = readErrorBody(context.body);
@@ -40,6 +48,12 @@ export function classifyAnthropicError(context: ResponseContext): UpstreamFailur
     MONEY_REFUSAL_MESSAGE.test(message)
   ) {
     return makeFailure("money_refusal", { code: code ?? "extra_usage" });
+  }
+  if (status === 400 && message !== undefined && CLAUDE_CODE_ONLY_MESSAGE.test(message)) {
+    return makeFailure("client_refused", {
+      code: code ?? "invalid_request_error",
+      detail: "the Claude login serves Claude Code only",
+    });
   }
   if (
     status === 402 ||

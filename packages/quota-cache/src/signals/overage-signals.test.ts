@@ -43,6 +43,25 @@ describe("overage evidence from responses (E1, E2)", () => {
     expect(signals.evidence).toMatchObject({ evidence: "on", source: "claude-money-refusal" });
   });
 
+  it("the 400 'only authorized for use with Claude Code' refuses the client program, with no evidence", () => {
+    const body = {
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message:
+          "This credential is only authorized for use with Claude Code and cannot be used for other API requests.",
+      },
+    };
+    const signals = parseResponseSignals("claude", {
+      status: 400,
+      headers: {},
+      body,
+      observedAtMs,
+    });
+    expect(signals.failure).toMatchObject({ kind: "client_refused" });
+    expect(signals.evidence).toBeUndefined();
+  });
+
   it("the 400 'You're out of extra usage' is a money refusal", () => {
     const body = {
       type: "error",
