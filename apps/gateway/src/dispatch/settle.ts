@@ -12,9 +12,9 @@ export interface WorstCaseTokens {
 
 /**
  * What an answer reported of its usage: `usage` as reported (null: nothing), and `final` when
- * the answer ended properly, so that `usage` counts all of it. A stream cut, failed or left by
- * its client has reported at most its prompt (an Anthropic stream's first event) and an output
- * count that stopped growing when the stream did.
+ * the answer ended properly, so that `usage` counts all of it. What a stream cut, failed or
+ * left by its client reported before it ended counts its prompt at best, and an output count
+ * that stopped growing when the stream did.
  */
 export interface ReportedUsage {
   readonly usage: NormalizedUsage | null;
