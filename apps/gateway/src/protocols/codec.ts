@@ -47,6 +47,25 @@ export interface StreamDecoder {
    * was cut). Never a silent end.
    */
   end(): IrStreamPart[];
+  /**
+   * Usage the stream has reported before its final count (an Anthropic stream counts its prompt
+   * in `message_start`); null when it has reported none. Absent when the protocol reports usage
+   * only at the end.
+   */
+  reported?(): IrUsage | null;
+}
+
+/**
+ * A stream's usage for the books (rule B8): its final count; before the stream finished, what
+ * `decoder` has reported so far; null when there is neither.
+ */
+export function streamUsage(
+  final: IrUsage | null,
+  finished: boolean,
+  decoder: StreamDecoder,
+): IrUsage | null {
+  if (final !== null || finished) return final;
+  return decoder.reported?.() ?? null;
 }
 
 /** Turns hub stream parts into client SSE events. */
@@ -206,7 +225,10 @@ export interface ClientStream {
   flush(): string;
   /** Ends the client stream now with an explicit error frame (a timeout, say); "" once ended. */
   fail(error: IrStreamError): string;
-  /** Usage reported so far (the last cumulative count); null until the upstream reports any. */
+  /**
+   * Usage reported so far: the last cumulative count, or before the end what the stream reported
+   * of its prompt (see `streamUsage`); null until the upstream reports any.
+   */
   usage(): IrUsage | null;
   /** True once the upstream sent its proper end. */
   finished(): boolean;

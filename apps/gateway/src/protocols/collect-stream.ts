@@ -1,4 +1,4 @@
-import type { StreamDecoder } from "./codec";
+import { type StreamDecoder, streamUsage } from "./codec";
 import {
   type IrFinishReason,
   type IrReasoningPart,
@@ -86,7 +86,7 @@ class Collector implements StreamCollector {
   }
 
   usage(): IrUsage | null {
-    return this.fold.usage;
+    return streamUsage(this.fold.usage, this.fold.finish !== null, this.decoder);
   }
 }
 

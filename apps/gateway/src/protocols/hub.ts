@@ -1,4 +1,9 @@
-import type { ClientStream, EncodeRequestOptions, EncodeResponseOptions } from "./codec";
+import {
+  type ClientStream,
+  type EncodeRequestOptions,
+  type EncodeResponseOptions,
+  streamUsage,
+} from "./codec";
 import type { ConversationOpening } from "./conversation-opening";
 import type { IrRequest, IrResponse, IrStreamError, IrStreamPart, IrUsage } from "./ir";
 import { createCustomCallRestorer, customToolNames, restoreCustomCalls } from "./ir/custom-tool";
@@ -141,7 +146,7 @@ class StreamTranslator implements ClientStream {
   }
 
   usage(): IrUsage | null {
-    return this.lastUsage;
+    return streamUsage(this.lastUsage, this.done, this.decoder);
   }
 
   finished(): boolean {

@@ -1,5 +1,5 @@
 import type { StreamDecoder } from "../codec";
-import { type IrFinishReason, type IrStreamPart, streamCutError } from "../ir";
+import { type IrFinishReason, type IrStreamPart, type IrUsage, streamCutError } from "../ir";
 import { isRecord, parseJsonObject, str } from "../ir/guards";
 import type { SseEvent } from "../types";
 import {
@@ -154,6 +154,10 @@ class MessagesStreamDecoder implements StreamDecoder {
     if (this.closed) return [];
     this.closed = true;
     return [{ type: "error", error: streamCutError() }];
+  }
+
+  reported(): IrUsage | null {
+    return this.usage ? usageFromAnthropic(this.usage) : null;
   }
 
   private start(id?: string, model?: string): IrStreamPart[] {

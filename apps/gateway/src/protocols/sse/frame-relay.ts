@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import type { ClientStream, Codec } from "../codec";
+import { type ClientStream, type Codec, streamUsage } from "../codec";
 import { type IrStreamError, type IrUsage, streamCutError } from "../ir";
 import type { SseEvent } from "../types";
 import { formatSse, formatSseEvents } from "./sse-format";
@@ -131,7 +131,7 @@ class FrameRelay implements ClientStream {
   }
 
   usage(): IrUsage | null {
-    return this.lastUsage;
+    return streamUsage(this.lastUsage, this.done, this.parts);
   }
 
   finished(): boolean {
