@@ -1,5 +1,6 @@
 import type { SpendRecord } from "@planfirst/spend-ledger";
 import { describe, expect, it } from "vitest";
+import { anthropicKeyConnection, routerConnection } from "./fixtures";
 import { chatBody, ledgerOf, messagesBody, post, useTestBed, waitFor } from "./harness";
 
 // Rule B8 for a paid stream the client has started reading: when it is cut, or its client
@@ -14,24 +15,8 @@ const start = () =>
   bed.start({
     config: {
       connections: [
-        {
-          id: "router",
-          provider: "openrouter",
-          authType: "apikey",
-          protocol: "openai",
-          baseUrl: bed.fakes.router.url,
-          credential: "env:ROUTER_KEY",
-          models: ["qwen/qwen3-coder"],
-        },
-        {
-          id: "anthropic-api",
-          provider: "anthropic",
-          authType: "apikey",
-          protocol: "anthropic",
-          baseUrl: bed.fakes.messages.url,
-          credential: "env:ANTHROPIC_KEY",
-          models: ["claude-haiku-4-5"],
-        },
+        routerConnection(bed.fakes.router.url, { id: "router" }),
+        anthropicKeyConnection(bed.fakes.messages.url),
       ],
       subscriptionLadder: { rungBudgetUsd: { cheap: 5, premium: 5 } },
     },

@@ -37,16 +37,7 @@ export function standardConfig(
         models: ["claude-sonnet-4-5"],
         timeoutMs: 5_000,
       },
-      {
-        id: "openrouter",
-        provider: "openrouter",
-        authType: "apikey",
-        protocol: "openai",
-        baseUrl: fakes.router.url,
-        credential: "env:ROUTER_KEY",
-        models: ["qwen/qwen3-coder"],
-        timeoutMs: 5_000,
-      },
+      routerConnection(fakes.router.url, { timeoutMs: 5_000 }),
       {
         id: "openrouter-premium",
         provider: "openrouter",
@@ -63,6 +54,37 @@ export function standardConfig(
     subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
     ...overrides,
   };
+}
+
+/**
+ * An OpenRouter key (`env:ROUTER_KEY`) on the fake at `baseUrl`, serving `qwen/qwen3-coder`: the
+ * cheap rung's paid connection of most tests. `fields` replace any of its own.
+ */
+export function routerConnection(baseUrl: string, fields: Partial<ConnectionInput> = {}) {
+  return {
+    id: "openrouter",
+    provider: "openrouter",
+    authType: "apikey",
+    protocol: "openai" as const,
+    baseUrl,
+    credential: "env:ROUTER_KEY",
+    models: ["qwen/qwen3-coder"],
+    ...fields,
+  } satisfies ConnectionInput;
+}
+
+/** An Anthropic API key (`env:ANTHROPIC_KEY`) on the fake at `baseUrl`, serving `claude-haiku-4-5`. */
+export function anthropicKeyConnection(baseUrl: string, fields: Partial<ConnectionInput> = {}) {
+  return {
+    id: "anthropic-api",
+    provider: "anthropic",
+    authType: "apikey",
+    protocol: "anthropic" as const,
+    baseUrl,
+    credential: "env:ANTHROPIC_KEY",
+    models: ["claude-haiku-4-5"],
+    ...fields,
+  } satisfies ConnectionInput;
 }
 
 /** A Claude OAuth usage payload: `usedPercent` of the 5-hour window, reset at `resetAtMs`. */

@@ -1,7 +1,7 @@
 import { claudeRateLimited, claudeUnifiedHeaders, type Reply } from "@planfirst/fake-upstream";
 import { describe, expect, it } from "vitest";
 import type { GatewayConfigInput } from "../src/config/schema";
-import { claudeUsagePayload, TEST_ENV } from "./fixtures";
+import { claudeUsagePayload, routerConnection, TEST_ENV } from "./fixtures";
 import {
   CLAUDE_HARD_STOP_ENTRY,
   chatBody,
@@ -57,16 +57,7 @@ function allConnections(): NonNullable<GatewayConfigInput["connections"]> {
       models: ["claude-sonnet-4-5"],
       timeoutMs: 5_000,
     },
-    {
-      id: "openrouter",
-      provider: "openrouter",
-      authType: "apikey",
-      protocol: "openai",
-      baseUrl: bed.fakes.router.url,
-      credential: "env:ROUTER_KEY",
-      models: ["qwen/qwen3-coder"],
-      timeoutMs: 5_000,
-    },
+    routerConnection(bed.fakes.router.url, { timeoutMs: 5_000 }),
   ];
 }
 

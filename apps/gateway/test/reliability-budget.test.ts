@@ -1,21 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { nextBudgetWindowMs } from "../src/dispatch/paid-refusals";
+import { routerConnection } from "./fixtures";
 import { chatBody, post, useTestBed } from "./harness";
 
 const bed = useTestBed({ router: "openai" });
 
 const config = (budget: number) => ({
-  connections: [
-    {
-      id: "openrouter",
-      provider: "openrouter",
-      authType: "apikey",
-      protocol: "openai" as const,
-      baseUrl: bed.fakes.router.url,
-      credential: "env:ROUTER_KEY",
-      models: ["qwen/qwen3-coder"],
-    },
-  ],
+  connections: [routerConnection(bed.fakes.router.url)],
   subscriptionLadder: { rungBudgetUsd: { cheap: budget } },
 });
 

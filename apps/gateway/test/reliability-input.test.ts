@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { anthropicKeyConnection, routerConnection } from "./fixtures";
 import { chatBody, messagesBody, post, useTestBed } from "./harness";
 
 const bed = useTestBed(
@@ -6,26 +7,7 @@ const bed = useTestBed(
   {
     gateway: (fakes) => ({
       config: {
-        connections: [
-          {
-            id: "openrouter",
-            provider: "openrouter",
-            authType: "apikey",
-            protocol: "openai",
-            baseUrl: fakes.router.url,
-            credential: "env:ROUTER_KEY",
-            models: ["qwen/qwen3-coder"],
-          },
-          {
-            id: "anthropic-api",
-            provider: "anthropic",
-            authType: "apikey",
-            protocol: "anthropic",
-            baseUrl: fakes.claude.url,
-            credential: "env:ANTHROPIC_KEY",
-            models: ["claude-haiku-4-5"],
-          },
-        ],
+        connections: [routerConnection(fakes.router.url), anthropicKeyConnection(fakes.claude.url)],
       },
       env: { ROUTER_KEY: "sk-or-v1-input-test-key-0001", ANTHROPIC_KEY: "sk-ant-api03-input-0002" },
     }),

@@ -1,5 +1,6 @@
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routerConnection } from "./fixtures";
 import { chatBody, post, useTestBed } from "./harness";
 
 // A keyless server that accepts requests and never answers: the connection times out once, is
@@ -53,15 +54,7 @@ describe("a connection that timed out", () => {
             timeoutMs: 300,
             firstByteTimeoutMs: 300,
           },
-          {
-            id: "openrouter",
-            provider: "openrouter",
-            authType: "apikey",
-            protocol: "openai",
-            baseUrl: bed.fakes.router.url,
-            credential: "env:ROUTER_KEY",
-            models: ["qwen/qwen3-coder"],
-          },
+          routerConnection(bed.fakes.router.url),
         ],
         subscriptionLadder: { rungBudgetUsd: { cheap: 5 } },
       },

@@ -1,5 +1,6 @@
 import type { SpendRecord } from "@planfirst/spend-ledger";
 import { describe, expect, it } from "vitest";
+import { routerConnection } from "./fixtures";
 import { chatBody, ledgerOf, post, useTestBed, waitFor } from "./harness";
 import { TEAM_ENV, TEAM_KEY, waitForRequests } from "./request-log-helpers";
 
@@ -10,15 +11,7 @@ import { TEAM_ENV, TEAM_KEY, waitForRequests } from "./request-log-helpers";
 
 const bed = useTestBed({ router: "openai" });
 
-const paid = (id: string) => ({
-  id,
-  provider: "openrouter",
-  authType: "apikey",
-  protocol: "openai" as const,
-  baseUrl: bed.fakes.router.url,
-  credential: "env:ROUTER_KEY",
-  models: ["qwen/qwen3-coder"],
-});
+const paid = (id: string) => routerConnection(bed.fakes.router.url, { id });
 
 const start = () =>
   bed.start({
