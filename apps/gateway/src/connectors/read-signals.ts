@@ -4,6 +4,7 @@ import {
   type QuotaWindow,
   type ResponseSignalParser,
   type ResponseSignals,
+  type UpstreamFailure,
 } from "@planfirst/quota-cache";
 import type { UpstreamAnswer, UsageReading } from "./connector";
 
@@ -16,6 +17,24 @@ export function answerReader(
   parse: ResponseSignalParser,
 ): (answer: UpstreamAnswer) => ResponseSignals {
   return (answer) => (isSilentSuccess(answer) ? { windows: [] } : parse(answer));
+}
+
+/**
+ * {@link answerReader} with the provider's own reading of its failures on top: for a non-2xx
+ * answer, a failure `classify` names replaces the one `parse` found (z.ai's business codes,
+ * Kimi's refusal of a client program); null keeps `parse`'s.
+ */
+export function answerReaderWith(
+  parse: ResponseSignalParser,
+  classify: (answer: UpstreamAnswer) => UpstreamFailure | null,
+): (answer: UpstreamAnswer) => ResponseSignals {
+  const read = answerReader(parse);
+  return (answer) => {
+    const signals = read(answer);
+    const failure = answer.status >= 300 ? classify(answer) : null;
+    if (failure) signals.failure = failure;
+    return signals;
+  };
 }
 
 /** A usage reading of `windows` and, when the payload gave any, its overage `evidence`. */

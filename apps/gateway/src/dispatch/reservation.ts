@@ -133,8 +133,7 @@ export async function admit(
       ? { hold: null, refused: "budget_refused" }
       : KEY_BUDGET_REFUSED;
   }
-  const worstCase = { inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens };
-  return { hold: new ReservationHold(ledger, reserved, worstCase), refused: null };
+  return { hold: new ReservationHold(ledger, reserved, estimate), refused: null };
 }
 
 function ignoreError(): void {}

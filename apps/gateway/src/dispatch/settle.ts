@@ -1,14 +1,17 @@
-import { costOf, formatUsd, microToUsd, type Reservation } from "@planfirst/spend-ledger";
+import {
+  costOf,
+  formatUsd,
+  microToUsd,
+  type Reservation,
+  type WorstCaseCost,
+} from "@planfirst/spend-ledger";
 import type { GatewayDeps } from "../deps";
 import type { NormalizedUsage } from "../protocols";
 import type { DispatchTarget } from "../routing/build-pool";
 import type { ClientRequest } from "./types";
 
 /** The tokens a reservation was priced for: the request's input estimate and its output limit. */
-export interface WorstCaseTokens {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+export type WorstCaseTokens = Pick<WorstCaseCost, "inputTokens" | "outputTokens">;
 
 /**
  * What an answer reported of its usage: `usage` as reported (null: nothing), and `final` when
@@ -77,7 +80,12 @@ function bookedCost(
 ): { tokens: NormalizedUsage; costMicro: number } {
   const { usage } = reported;
   if (usage === null) {
-    const tokens = { ...worstCase, cachedInputTokens: 0, cacheWriteTokens: 0 };
+    const tokens = {
+      inputTokens: worstCase.inputTokens,
+      outputTokens: worstCase.outputTokens,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    };
     return { tokens, costMicro: reservation.amountMicroUsd };
   }
   const tokens = reported.final

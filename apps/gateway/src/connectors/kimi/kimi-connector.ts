@@ -9,7 +9,7 @@ import {
 import type { ConnectorDeps, ConnectorSpec } from "../connector-spec";
 import { refreshTokenRefresher } from "../oauth-refresh";
 import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
-import { answerReader } from "../read-signals";
+import { answerReaderWith } from "../read-signals";
 import { classifyKimiFailure } from "./kimi-failure";
 import { parseKimiUsage } from "./kimi-usage";
 
@@ -54,7 +54,6 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
   const protocol = planProtocol(spec);
   const keyAuth = credential.kind === "static" ? "x-api-key" : "bearer";
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/coding/v1/usages`;
-  const read = answerReader(parseGenericResponse);
   return {
     provider: "kimi",
     protocol,
@@ -68,13 +67,8 @@ export function createKimiConnector(spec: ConnectorSpec, deps: ConnectorDeps): U
     },
     usageRequest: () => bearerUsageRequest(credential, usageUrl),
     readUsage: (payload, observedAtMs) => ({ windows: parseKimiUsage(payload, observedAtMs) }),
-    readResponse(answer) {
-      const signals = read(answer);
-      // Its refusal of a client program that is not a coding agent is no fault of the connection.
-      const failure = answer.status >= 300 ? classifyKimiFailure(answer) : null;
-      if (failure) signals.failure = failure;
-      return signals;
-    },
+    // Its refusal of a client program that is not a coding agent is no fault of the connection.
+    readResponse: answerReaderWith(parseGenericResponse, classifyKimiFailure),
     invalidateCredential: (token) => credential.invalidate(token),
   };
 }

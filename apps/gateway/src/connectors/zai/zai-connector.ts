@@ -4,7 +4,7 @@ import { staticSecret } from "../connector-credential";
 import { ConnectorError } from "../connector-error";
 import type { ConnectorSpec } from "../connector-spec";
 import { planForwardedHeaders, planInferenceRequest, planProtocol } from "../plan-request";
-import { answerReader } from "../read-signals";
+import { answerReaderWith } from "../read-signals";
 import { classifyZaiFailure } from "./zai-failure";
 import { parseZaiUsage, zaiUsageRefusal } from "./zai-usage";
 
@@ -31,7 +31,6 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
   const baseUrl = spec.baseUrl ?? ZAI_DEFAULT_BASE_URL;
   const protocol = planProtocol(spec);
   const usageUrl = spec.usageUrl ?? `${new URL(baseUrl).origin}/api/monitor/usage/quota/limit`;
-  const read = answerReader(parseGenericResponse);
   return {
     provider: "zai",
     protocol,
@@ -48,15 +47,8 @@ export function createZaiConnector(spec: ConnectorSpec): UpstreamConnector {
       if (refusal !== null) reading.refusal = refusal;
       return reading;
     },
-    readResponse(answer) {
-      const signals = read(answer);
-      // z.ai's business codes (1308…) ride in error bodies the generic parser does not know.
-      if (answer.status >= 300) {
-        const failure = classifyZaiFailure(answer);
-        if (failure) signals.failure = failure;
-      }
-      return signals;
-    },
+    // z.ai's business codes (1308…) ride in error bodies the generic parser does not know.
+    readResponse: answerReaderWith(parseGenericResponse, classifyZaiFailure),
     invalidateCredential() {
       // A static key cannot be renewed.
     },
