@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RequestFilter } from "./request-filter";
@@ -128,6 +129,22 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
       await store.close();
     }
   });
+
+  it("an age bound that falls inside one write keeps that write's younger records", async () => {
+    const store = open(100);
+    try {
+      await store.append([0, 1, 2, 3, 4].map((i) => record(i)));
+      await store.prune({ maxRecords: 100, beforeMs: T0 + 2 * 60_000 });
+      expect(ids(await read(store, all()))).toEqual(["r4", "r3", "r2"]);
+      expect(
+        ids(await read(store, { limit: 100, sinceMs: T0 + 3 * 60_000, untilMs: T0 + DAY })),
+      ).toEqual(["r4", "r3"]);
+      await store.append([record(5)]);
+      expect(ids(await read(store, { limit: 2, key: "team" }))).toEqual(["r4", "r2"]);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("the SQLite request log file", () => {
@@ -136,6 +153,67 @@ describe("the SQLite request log file", () => {
     expect(requestLogPathFor("/var/lib/planfirst/state")).toBe(
       "/var/lib/planfirst/state.requests.db",
     );
+  });
+
+  it("moves a file of one row per record to batch rows when opened, losing none", async () => {
+    const path = join(dir, "first-layout.requests.db");
+    const old = new Database(path);
+    old.exec(`CREATE TABLE request_log (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, at_ms INTEGER NOT NULL, key_id TEXT NOT NULL,
+      model_asked TEXT, model_served TEXT, rung TEXT, status INTEGER NOT NULL, record TEXT NOT NULL)`);
+    const insert = old.prepare(
+      "INSERT INTO request_log (at_ms, key_id, model_asked, model_served, rung, status, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    const count = 600;
+    for (let i = 0; i < count; i++) {
+      const r = record(i);
+      insert.run(
+        Date.parse(r.at),
+        r.keyId,
+        r.modelAsked,
+        r.modelServed,
+        r.rung,
+        r.status,
+        JSON.stringify(r),
+      );
+    }
+    old.close();
+    const store = createSqliteRequestLogStore({ path });
+    try {
+      const newest = await read(store, all(count + 1));
+      expect(ids(newest)).toEqual(Array.from({ length: count }, (_, i) => `r${count - 1 - i}`));
+      await store.append([record(count)]);
+      expect(ids(await read(store, all(2)))).toEqual([`r${count}`, `r${count - 1}`]);
+    } finally {
+      await store.close();
+    }
+    const tables = new Database(path, { readonly: true });
+    const names = tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    tables.close();
+    expect(names).not.toContainEqual({ name: "request_log" });
+  });
+
+  it("skips what is not a valid record in a damaged row and reads the rest", async () => {
+    const path = join(dir, "damaged.requests.db");
+    const store = createSqliteRequestLogStore({ path });
+    try {
+      await store.append([record(1), record(2)]);
+      const raw = new Database(path);
+      raw
+        .prepare(
+          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, 0, 3, ?)",
+        )
+        .run(JSON.stringify([null, { requestId: "no-fields" }, record(3)]));
+      raw
+        .prepare(
+          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, 0, 1, 'not json')",
+        )
+        .run();
+      raw.close();
+      expect(ids(await read(store, all()))).toEqual(["r3", "r2", "r1"]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("keeps its records across a reopen", async () => {

@@ -12,6 +12,11 @@ export function parseStoredRecord(text: string): RequestRecord | null {
   } catch {
     return null;
   }
+  return storedRecordOf(value);
+}
+
+/** {@link parseStoredRecord} of a value already parsed from JSON (one element of a batch). */
+export function storedRecordOf(value: unknown): RequestRecord | null {
   const parsed = requestRecordSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }
