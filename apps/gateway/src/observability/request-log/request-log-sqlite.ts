@@ -44,8 +44,9 @@ type BatchRow = { id: number; count: number; records: string };
  * is one `JSON.stringify` per record and one row insert per batch, where a row per record cost
  * an insert and an index entry each. Measured in the gateway benchmark (keyless path, CPU
  * profile, event-loop time per request): 12.3 µs with a row per record, 9.7 with a row per
- * batch, 6.1 once the checkpoints left the event loop (below). Reads parse the rows newest first and filter the records in
- * process; a row whose arrivals all fall outside `since`/`until` is skipped unread. A file of
+ * batch, 6.1 once the checkpoints left the event loop (below). Reads parse the rows newest
+ * first and filter the records in process; a row whose arrivals all fall outside
+ * `since`/`until` is skipped unread. A file of
  * the first layout (`request_log`, one row per record) is moved to batch rows when opened,
  * in one transaction: nothing recorded is lost. The WAL is checkpointed by a thread of its
  * own, never on the request path.
@@ -56,7 +57,6 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
-  const checkpointer = checkpointElsewhere(db, options.path);
   db.exec(`CREATE TABLE IF NOT EXISTS request_log_batch (
     id INTEGER PRIMARY KEY,
     first_at_ms INTEGER NOT NULL,
@@ -69,6 +69,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (?, ?, ?, ?)",
   );
   moveFirstLayout(db, (records) => insertBatch(records));
+  const checkpointer = checkpointElsewhere(db, options.path);
 
   function insertBatch(records: readonly RequestRecord[]): void {
     let first = Number.POSITIVE_INFINITY;
@@ -115,14 +116,17 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     "SELECT id, count, records FROM request_log_batch WHERE id = ?",
   );
 
-  /** Keeps the records of `row` that `keep` admits: rewrites the row, or deletes it. */
-  function trimRow(row: BatchRow, keep: (record: RequestRecord, index: number) => boolean): void {
+  /** Keeps the elements of `row` that `keep` admits: rewrites the row, or deletes it. */
+  function trimRow(
+    row: BatchRow,
+    keep: (value: unknown, index: number, all: unknown[]) => boolean,
+  ): void {
     const kept = parseBatch(row.records).filter(keep);
     if (kept.length === 0) {
       remove.run(row.id);
       return;
     }
-    const instants = kept.map((record) => Date.parse(record.at)).filter(Number.isFinite);
+    const instants = kept.map(arrivalMs).filter(Number.isFinite);
     const first = instants.length > 0 ? Math.min(...instants) : 0;
     const last = instants.length > 0 ? Math.max(...instants) : 0;
     rewrite.run(first, last, kept.length, JSON.stringify(kept), row.id);
@@ -142,15 +146,13 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     if (boundary === null) return;
     const { id, room } = boundary;
     olderThanRow.run(id);
-    const row = rowById.get(id)!;
-    const length = parseBatch(row.records).length;
-    trimRow(row, (_record, index) => index >= length - room);
+    trimRow(rowById.get(id)!, (_value, index, all) => index >= all.length - room);
   });
 
   const pruneAge = db.transaction((beforeMs: number) => {
     allBefore.run(beforeMs);
     for (const row of straddling.all(beforeMs, beforeMs)) {
-      trimRow(row, (record) => !(Date.parse(record.at) < beforeMs));
+      trimRow(row, (value) => !(arrivalMs(value) < beforeMs));
     }
   });
 
@@ -172,7 +174,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
             const value = values[index];
             // A cheap test first, then the record's check, then the test again on what passed.
             if (typeof value !== "object" || value === null) continue;
-            if (!matchesRequestFilter(value, filter)) continue;
+            if (!matchesRequestFilter(value as RequestRecord, filter)) continue;
             const record = storedRecordOf(value);
             if (record === null || !matchesRequestFilter(record, filter)) continue;
             page.push(record);
@@ -211,16 +213,22 @@ function checkpointElsewhere(db: Database.Database, path: string): WalCheckpoint
 }
 
 /**
- * The elements of a stored batch, oldest first: an array of anything (each is checked as a
- * record before it is returned); empty when the text is not a JSON array.
+ * The elements of a stored batch, oldest first: anything (each is checked as a record before
+ * it is returned); empty when the text is not a JSON array.
  */
-function parseBatch(text: string): RequestRecord[] {
+function parseBatch(text: string): unknown[] {
   try {
     const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? (value as RequestRecord[]) : [];
+    return Array.isArray(value) ? value : [];
   } catch {
     return [];
   }
+}
+
+/** When an element of a batch arrived, epoch ms; NaN when it names no instant. */
+function arrivalMs(value: unknown): number {
+  const at = (value as { at?: unknown } | null)?.at;
+  return typeof at === "string" ? Date.parse(at) : Number.NaN;
 }
 
 /**

@@ -201,9 +201,9 @@ describe("the SQLite request log file", () => {
       const raw = new Database(path);
       raw
         .prepare(
-          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, 0, 3, ?)",
+          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, ?, 3, ?)",
         )
-        .run(JSON.stringify([null, { requestId: "no-fields" }, record(3)]));
+        .run(T0 + 3 * 60_000, JSON.stringify([null, { requestId: "no-fields" }, record(3)]));
       raw
         .prepare(
           "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, 0, 1, 'not json')",
@@ -211,6 +211,9 @@ describe("the SQLite request log file", () => {
         .run();
       raw.close();
       expect(ids(await read(store, all()))).toEqual(["r3", "r2", "r1"]);
+      // Prunes step over what is not a record too.
+      await store.prune({ maxRecords: 100, beforeMs: T0 + 2 * 60_000 });
+      expect(ids(await read(store, all()))).toEqual(["r3", "r2"]);
     } finally {
       await store.close();
     }
