@@ -1,4 +1,6 @@
 import { packageBuild } from "@planfirst/build-config/tsup";
 import { defineConfig } from "tsup";
 
-export default defineConfig(packageBuild(["src/index.ts"]));
+// `shims` gives the CJS build the `import.meta.url` that the request log's checkpoint thread
+// resolves its SQLite driver from (see src/observability/request-log/wal-checkpointer.ts).
+export default defineConfig({ ...packageBuild(["src/index.ts"]), shims: true });
