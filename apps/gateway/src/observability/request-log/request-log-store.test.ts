@@ -201,12 +201,18 @@ describe("the SQLite request log file", () => {
       const raw = new Database(path);
       raw
         .prepare(
-          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, ?, 3, ?)",
+          `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
+           VALUES (0, ?, 3, 200, 200, ?, ?)`,
         )
-        .run(T0 + 3 * 60_000, JSON.stringify([null, { requestId: "no-fields" }, record(3)]));
+        .run(
+          T0 + 3 * 60_000,
+          "\nk:intern\n",
+          JSON.stringify([null, { requestId: "no-fields" }, record(3)]),
+        );
       raw
         .prepare(
-          "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, records) VALUES (0, 0, 1, 'not json')",
+          `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
+           VALUES (0, 0, 1, 200, 200, '', 'not json')`,
         )
         .run();
       raw.close();
