@@ -62,10 +62,10 @@ interface BatchSummary {
  * batch, 6.1 once the checkpoints left the event loop (below). Reads parse the rows newest
  * first and filter the records in process; a row whose summary rules out every filter match
  * (no record of the key, model or rung asked, statuses or arrivals out of range) is skipped
- * unread, so a client key's view of a long log stays cheap. A file of
- * the first layout (`request_log`, one row per record) is moved to batch rows when opened,
- * in one transaction: nothing recorded is lost. The WAL is checkpointed by a thread of its
- * own, never on the request path.
+ * unread, so a client key's view of a long log stays cheap. A file of the first layout
+ * (`request_log`, one row per record) is moved to batch rows when opened, in one transaction:
+ * nothing recorded is lost. The WAL is checkpointed by a thread of its own, off the request
+ * path.
  */
 export function createSqliteRequestLogStore(options: { path: string }): RequestLogStore {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
