@@ -20,11 +20,14 @@ export function requestLogPathFor(statePath: string): string {
   );
 }
 
-/** How often the checkpoint thread moves the log's WAL into the file, milliseconds. */
-const CHECKPOINT_INTERVAL_MS = 500;
-
 /** SQLite's own automatic checkpoint threshold, pages. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
+
+/**
+ * Bytes of records written between two checkpoints of the log's WAL: about what SQLite's own
+ * threshold lets the WAL hold (1,000 pages of 4 KiB).
+ */
+const CHECKPOINT_EVERY_BYTES = SQLITE_DEFAULT_AUTOCHECKPOINT * 4096;
 
 /** Rows read per query of a scan; each holds one written batch (up to the log's batch size). */
 const ROWS_PER_READ = 16;
@@ -88,11 +91,14 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
+  // Started once the file is ready (a first-layout file moved), and told of every write after.
+  let checkpointer: WalCheckpointer | null = null;
   moveFirstLayout(db, (records) => insertBatch(records));
-  const checkpointer = checkpointElsewhere(db, options.path);
+  checkpointer = checkpointElsewhere(db, options.path);
 
   function insertBatch(records: readonly RequestRecord[]): void {
     const row = summaryOf(records);
+    const text = JSON.stringify(records);
     insert.run(
       row.firstAtMs,
       row.lastAtMs,
@@ -100,8 +106,9 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
       row.minStatus,
       row.maxStatus,
       row.tags,
-      JSON.stringify(records),
+      text,
     );
+    checkpointer?.written(text.length);
   }
 
   /**
@@ -243,7 +250,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
 function checkpointElsewhere(db: Database.Database, path: string): WalCheckpointer | null {
   if (path === ":memory:") return null;
   db.pragma("wal_autocheckpoint = 0");
-  return startWalCheckpointer(path, CHECKPOINT_INTERVAL_MS, () => {
+  return startWalCheckpointer(path, CHECKPOINT_EVERY_BYTES, () => {
     if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
   });
 }

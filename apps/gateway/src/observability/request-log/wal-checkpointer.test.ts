@@ -28,19 +28,22 @@ const until = async (check: () => boolean, what: string) => {
 };
 
 describe("the WAL checkpoint thread", () => {
-  it("moves what the writer logged into the file, the writer checkpointing nothing", async () => {
+  it("moves what the writer logged into the file once enough is written, the writer checkpointing nothing", async () => {
     const path = join(dir, "moved.db");
     const db = writer(path, 100);
     // Everything is still in the WAL: the file holds its first pages only.
     expect(statSync(path).size).toBeLessThan(100 * 4096);
     const stopped: Error[] = [];
-    const checkpointer = startWalCheckpointer(path, 20, (error) => stopped.push(error));
+    const checkpointer = startWalCheckpointer(path, 200 * 4096, (error) => stopped.push(error));
     try {
-      await until(() => statSync(path).size >= 100 * 4096, "the rows reached the file");
-      // And keeps doing it for what comes later.
+      // Below the threshold: no checkpoint yet.
+      checkpointer.written(100 * 4096);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(statSync(path).size).toBeLessThan(100 * 4096);
       const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
       for (let i = 0; i < 100; i++) insert.run("y".repeat(4096));
-      await until(() => statSync(path).size >= 200 * 4096, "later rows reached the file");
+      checkpointer.written(100 * 4096);
+      await until(() => statSync(path).size >= 200 * 4096, "the rows reached the file");
     } finally {
       await checkpointer.close();
       db.close();
@@ -48,10 +51,19 @@ describe("the WAL checkpoint thread", () => {
     expect(stopped).toEqual([]);
   });
 
+  it("checkpoints what is left when it closes", async () => {
+    const path = join(dir, "closed.db");
+    const db = writer(path, 50);
+    const checkpointer = startWalCheckpointer(path, 1 << 30, () => undefined);
+    await checkpointer.close();
+    expect(statSync(path).size).toBeGreaterThanOrEqual(50 * 4096);
+    db.close();
+  });
+
   it("tells when it stops on its own", async () => {
     const stopped: Error[] = [];
     // A directory is no database file: the thread cannot open it.
-    const checkpointer = startWalCheckpointer(dir, 20, (error) => stopped.push(error));
+    const checkpointer = startWalCheckpointer(dir, 4096, (error) => stopped.push(error));
     await until(() => stopped.length === 1, "the failure was told");
     expect(stopped[0]!.message).toMatch(/SQLITE_CANTOPEN/);
     await checkpointer.close();
