@@ -187,6 +187,21 @@ describe("scanWorstCase and priceWorstCase", () => {
     }
   });
 
+  it("prices the input at a cache read's price when a price list makes that dearer", () => {
+    // A list that prices cache reads above plain input is wrong, but a booking must still cover
+    // what such a provider bills: every input token read from the cache.
+    const scan = scanWorstCase({ body: chatBody, protocol: "openai" });
+    const price = { inputPerMTok: 0, outputPerMTok: 0, cachedInputPerMTok: 1 };
+    const cost = priceWorstCase(scan, price);
+    expect(cost.costMicroUsd).toBe(
+      costOf(
+        { inputTokens: scan.inputTokens, outputTokens: 0, cachedInputTokens: scan.inputTokens },
+        price,
+      ),
+    );
+    expect(cost.costMicroUsd).toBeGreaterThan(0);
+  });
+
   it("prices a scan without the body and still checks the operator limit", () => {
     const scan = scanWorstCase({ body: chatBody, protocol: "openai" });
     const cost = priceWorstCase(scan, gpt);

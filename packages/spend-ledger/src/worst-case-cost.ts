@@ -88,8 +88,8 @@ export function scanWorstCase(input: Pick<WorstCaseCostInput, "body" | "protocol
 
 /**
  * The worst-case cost of a scanned body at one price: the output limit capped by
- * `maxOutputTokens` (or `price.maxOutputTokens`), times `n`, and the cache-write price when the
- * body asks for caching and that price is higher. No body is read here.
+ * `maxOutputTokens` (or `price.maxOutputTokens`), times `n`, and the input at the dearest price
+ * it can be billed at (see below). No body is read here.
  */
 export function priceWorstCase(
   scan: WorstCaseScan,
@@ -107,12 +107,22 @@ export function priceWorstCase(
       : Math.min(requested, limit ?? requested);
   const outputTokens = perChoice * scan.choices;
 
-  const writesCache =
-    scan.cacheControl &&
-    price.cacheWritePerMTok !== undefined &&
-    price.cacheWritePerMTok > price.inputPerMTok;
+  // Every input token at the dearest price it can be billed at: a cache write when the body
+  // asks for caching, a cache read (which needs no asking) when a price list makes it dearer
+  // than plain input, an error in the list that must still never let a booking fall short.
+  const writePrice =
+    scan.cacheControl && price.cacheWritePerMTok !== undefined ? price.cacheWritePerMTok : 0;
+  const readPrice = price.cachedInputPerMTok ?? 0;
+  const dearest = Math.max(price.inputPerMTok, writePrice, readPrice);
+  const writesCache = dearest > price.inputPerMTok && writePrice === dearest;
+  const readsCache = dearest > price.inputPerMTok && !writesCache;
   const costMicroUsd = costOf(
-    { inputTokens, outputTokens, cacheWriteTokens: writesCache ? inputTokens : 0 },
+    {
+      inputTokens,
+      outputTokens,
+      cacheWriteTokens: writesCache ? inputTokens : 0,
+      cachedInputTokens: readsCache ? inputTokens : 0,
+    },
     price,
   );
   return { inputTokens, outputTokens, costMicroUsd };
