@@ -38,7 +38,7 @@ const ROWS_PER_READ = 16;
  */
 const MIGRATED_BATCH = 256;
 
-type BatchRow = { id: number; count: number; records: string };
+type BatchRow = { id: number; records: string };
 
 /**
  * What a row says of its records, so that reads and prunes can pass a row by unread: the
@@ -54,6 +54,9 @@ interface BatchSummary {
   maxStatus: number;
   tags: string;
 }
+
+/** A row's columns from `first_at_ms` to `records`, in table order: its summary, then its text. */
+type RowColumns = [number, number, number, number, number, string, string];
 
 /**
  * The request log in a SQLite file: table `request_log_batch`, one row per written batch (its
@@ -87,7 +90,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     records TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS request_log_batch_last_at ON request_log_batch (last_at_ms);`);
-  const insert = db.prepare<[number, number, number, number, number, string, string]>(
+  const insert = db.prepare<RowColumns>(
     `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -97,18 +100,9 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   checkpointer = checkpointElsewhere(db, options.path);
 
   function insertBatch(records: readonly RequestRecord[]): void {
-    const row = summaryOf(records);
-    const text = JSON.stringify(records);
-    insert.run(
-      row.firstAtMs,
-      row.lastAtMs,
-      row.count,
-      row.minStatus,
-      row.maxStatus,
-      row.tags,
-      text,
-    );
-    checkpointer?.written(text.length);
+    const columns = rowColumns(records);
+    insert.run(...columns);
+    checkpointer?.written(columns[6].length);
   }
 
   /**
@@ -129,7 +123,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     if (filter.key !== undefined) when("instr(tags, ?) > 0", tagNeedle("k", filter.key));
     if (filter.model !== undefined) when("instr(tags, ?) > 0", tagNeedle("m", filter.model));
     if (filter.rung !== undefined) when("instr(tags, ?) > 0", tagNeedle("r", filter.rung));
-    const sql = `SELECT id, count, records FROM request_log_batch WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${ROWS_PER_READ}`;
+    const sql = `SELECT id, records FROM request_log_batch WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${ROWS_PER_READ}`;
     return db.prepare(sql).all(...values) as BatchRow[];
   }
 
@@ -139,15 +133,15 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   const olderThanRow = db.prepare<[number]>("DELETE FROM request_log_batch WHERE id < ?");
   const allBefore = db.prepare<[number]>("DELETE FROM request_log_batch WHERE last_at_ms < ?");
   const straddling = db.prepare<[number, number], BatchRow>(
-    "SELECT id, count, records FROM request_log_batch WHERE first_at_ms < ? AND last_at_ms >= ?",
+    "SELECT id, records FROM request_log_batch WHERE first_at_ms < ? AND last_at_ms >= ?",
   );
-  const rewrite = db.prepare<[number, number, number, number, number, string, string, number]>(
+  const rewrite = db.prepare<[...RowColumns, number]>(
     `UPDATE request_log_batch SET first_at_ms = ?, last_at_ms = ?, count = ?, min_status = ?,
        max_status = ?, tags = ?, records = ? WHERE id = ?`,
   );
   const remove = db.prepare<[number]>("DELETE FROM request_log_batch WHERE id = ?");
   const rowById = db.prepare<[number], BatchRow>(
-    "SELECT id, count, records FROM request_log_batch WHERE id = ?",
+    "SELECT id, records FROM request_log_batch WHERE id = ?",
   );
 
   /** Keeps the elements of `row` that `keep` admits: rewrites the row, or deletes it. */
@@ -160,17 +154,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
       remove.run(row.id);
       return;
     }
-    const summary = summaryOf(kept);
-    rewrite.run(
-      summary.firstAtMs,
-      summary.lastAtMs,
-      summary.count,
-      summary.minStatus,
-      summary.maxStatus,
-      summary.tags,
-      JSON.stringify(kept),
-      row.id,
-    );
+    rewrite.run(...rowColumns(kept), row.id);
   }
 
   const pruneCount = db.transaction((maxRecords: number) => {
@@ -305,6 +289,12 @@ function summaryOf(elements: readonly unknown[]): BatchSummary {
     maxStatus: bounded(maxStatus),
     tags: `\n${[...tags].join("\n")}\n`,
   };
+}
+
+/** The columns of a row holding `elements`, as insert and rewrite write them. */
+function rowColumns(elements: readonly unknown[]): RowColumns {
+  const { firstAtMs, lastAtMs, count, minStatus, maxStatus, tags } = summaryOf(elements);
+  return [firstAtMs, lastAtMs, count, minStatus, maxStatus, tags, JSON.stringify(elements)];
 }
 
 /** What `tags` holds for a `kind:value` tag: the tag between newlines. */
