@@ -67,7 +67,7 @@ export type GatewayLedger = Pick<
   | "rungSpendUsd"
   | "currentWindowKey"
   | "isScopeExhausted"
-  | "records"
+  | "summary"
 >;
 
 /**

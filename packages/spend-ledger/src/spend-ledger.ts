@@ -11,7 +11,12 @@ import {
 import { newReservationId } from "./reservation-id";
 import { releaseHold, reserveInScopes, settleScopes } from "./scope-reservation";
 import { type SettleRecordInput, type SettleResult, settledRecord } from "./settlement";
-import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import {
+  type SpendRecord,
+  type SpendRecordQuery,
+  type SpendSummary,
+  summarize,
+} from "./spend-record";
 import type { SpendStore, WindowTotals } from "./spend-store";
 
 /** Options of {@link createSpendLedger}. */
@@ -92,6 +97,12 @@ export interface SpendLedger {
   currentWindowKey(window?: BudgetWindow): string;
   /** Settled records, in time order. */
   records(query?: SpendRecordQuery): Promise<SpendRecord[]>;
+  /**
+   * The sums of the settled records `records(query)` would list, overall and per rung,
+   * connection and model: summed by the store where it can (SQLite sums in SQL, so a status
+   * read over a long window does not load every record into memory).
+   */
+  summary(query?: SpendRecordQuery): Promise<SpendSummary>;
   /** Resolves when the store is ready. */
   ready(): Promise<void>;
   /**
@@ -282,6 +293,8 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     },
     currentWindowKey: (scopeWindow) => keyerOf(scopeWindow)(now()),
     records: (query = {}) => store.records(query),
+    summary: async (query = {}) =>
+      store.summary ? store.summary(query) : summarize(await store.records(query)),
     ready: () => store.ready(),
     flush: () => store.flush?.() ?? Promise.resolve(),
   };

@@ -54,6 +54,8 @@ export interface SpendRecordQuery {
   rung?: string;
   /** Only the records of this client key id. */
   clientKeyId?: string;
+  /** Only the records booked in this budget window (`SpendRecord.windowKey`). */
+  windowKey?: string;
 }
 
 /** Sums of a group of records. */
@@ -80,17 +82,48 @@ export interface SpendSummary {
  * model. `costUsd` of each group is derived from its micro-USD sum, never summed as floats.
  */
 export function summarize(records: Iterable<SpendRecord>): SpendSummary {
-  const total = emptyTotals();
-  const byRung: Record<string, SpendTotals> = {};
-  const byConnection: Record<string, SpendTotals> = {};
-  const byModel: Record<string, SpendTotals> = {};
-  for (const record of records) {
-    add(total, record);
-    add(groupOf(byRung, record.rung), record);
-    add(groupOf(byConnection, record.connectionId), record);
-    add(groupOf(byModel, record.model), record);
-  }
-  return { total, byRung, byConnection, byModel };
+  const summary = emptySummary();
+  for (const record of records) addToSummary(summary, record, 1);
+  return summary;
+}
+
+/**
+ * The sums of a group of records that share rung, connection and model: what a store that sums
+ * where it keeps the records (see `SpendStore.summary`) hands to {@link summaryOfGroups}.
+ */
+export interface RecordGroup {
+  rung: string;
+  connectionId: string;
+  model: string;
+  requests: number;
+  costMicroUsd: MicroUsd;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** The {@link SpendSummary} of records already summed per (rung, connection, model). */
+export function summaryOfGroups(groups: Iterable<RecordGroup>): SpendSummary {
+  const summary = emptySummary();
+  for (const group of groups) addToSummary(summary, group, group.requests);
+  return summary;
+}
+
+function emptySummary(): SpendSummary {
+  return { total: emptyTotals(), byRung: {}, byConnection: {}, byModel: {} };
+}
+
+/** Adds `requests` requests whose sums are `sums` to the summary's total and to its groups. */
+function addToSummary(
+  summary: SpendSummary,
+  sums: Omit<RecordGroup, "requests">,
+  requests: number,
+): void {
+  add(summary.total, sums, requests);
+  add(groupOf(summary.byRung, sums.rung), sums, requests);
+  add(groupOf(summary.byConnection, sums.connectionId), sums, requests);
+  add(groupOf(summary.byModel, sums.model), sums, requests);
 }
 
 function groupOf(groups: Record<string, SpendTotals>, key: string): SpendTotals {
@@ -113,14 +146,21 @@ function emptyTotals(): SpendTotals {
   };
 }
 
-function add(totals: SpendTotals, record: SpendRecord): void {
-  totals.requests += 1;
-  totals.costMicroUsd += record.costMicroUsd;
+function add(
+  totals: SpendTotals,
+  sums: Pick<
+    RecordGroup,
+    "costMicroUsd" | "inputTokens" | "outputTokens" | "cachedInputTokens" | "cacheWriteTokens"
+  >,
+  requests: number,
+): void {
+  totals.requests += requests;
+  totals.costMicroUsd += sums.costMicroUsd;
   totals.costUsd = microToUsd(totals.costMicroUsd);
-  totals.inputTokens += record.inputTokens;
-  totals.outputTokens += record.outputTokens;
-  totals.cachedInputTokens += record.cachedInputTokens;
-  totals.cacheWriteTokens += record.cacheWriteTokens;
+  totals.inputTokens += sums.inputTokens;
+  totals.outputTokens += sums.outputTokens;
+  totals.cachedInputTokens += sums.cachedInputTokens;
+  totals.cacheWriteTokens += sums.cacheWriteTokens;
 }
 
 /** True when the record's time lies inside the query's bounds, rung and client key. */
@@ -131,6 +171,7 @@ export function recordMatches(
 ): boolean {
   if (query.rung !== undefined && record.rung !== query.rung) return false;
   if (query.clientKeyId !== undefined && record.clientKeyId !== query.clientKeyId) return false;
+  if (query.windowKey !== undefined && record.windowKey !== query.windowKey) return false;
   if (query.sinceMs !== undefined && timeMs < query.sinceMs) return false;
   if (query.untilMs !== undefined && timeMs >= query.untilMs) return false;
   return true;

@@ -1,5 +1,5 @@
 import type { MicroUsd } from "./money";
-import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import type { SpendRecord, SpendRecordQuery, SpendSummary } from "./spend-record";
 
 /**
  * Longest a store lets a settle or release wait for the next reserve to share its write (the
@@ -93,6 +93,11 @@ export interface SpendStore {
   totals(rung: string, windowKey: string, nowMs: number): WindowTotals | null;
   /** Settled records in `time` order. */
   records(query: SpendRecordQuery): Promise<SpendRecord[]>;
+  /**
+   * The sums of the records `records(query)` lists, computed where they are kept, without
+   * reading each one into memory; absent means the ledger sums what `records()` returns.
+   */
+  summary?(query: SpendRecordQuery): Promise<SpendSummary>;
   /**
    * Resolves when every write accepted so far is durable (a store that commits in batches, or
    * journals writes while its backend is away, drains them); absent means every write is durable

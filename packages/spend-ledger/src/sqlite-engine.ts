@@ -1,6 +1,11 @@
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
-import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import {
+  type SpendRecord,
+  type SpendRecordQuery,
+  type SpendSummary,
+  summaryOfGroups,
+} from "./spend-record";
 import type {
   StoreReleaseRequest,
   StoreReleaseResult,
@@ -36,6 +41,7 @@ export interface SqliteEngine {
   release(request: StoreReleaseRequest): Promise<StoreReleaseResult>;
   totals(rung: string, windowKey: string, nowMs: number): WindowTotals;
   records(query: SpendRecordQuery): SpendRecord[];
+  summary(query: SpendRecordQuery): SpendSummary;
   flush(): Promise<void>;
   commitStats(): SqliteCommitStats;
   /** Commits what is queued, stops the commit thread, closes the file, gives up the owner lock. */
@@ -177,6 +183,7 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       return totalsOf(state);
     },
     records: (query) => reads.records(query),
+    summary: (query) => summaryOfGroups(reads.summary(query)),
     commitStats: () => commit.commitStats(),
     flush: () => commit.flush(),
     close() {

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
-import type { SpendRecord, SpendRecordQuery } from "./spend-record";
+import type { RecordGroup, SpendRecord, SpendRecordQuery } from "./spend-record";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
 import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
@@ -94,6 +94,59 @@ interface SpendFileReads {
   isFinishedOnDisk(id: string): boolean;
   /** Settled records matching `query`, in time order. */
   records(query: SpendRecordQuery): SpendRecord[];
+  /** The sums of the records matching `query`, per (rung, connection, model). */
+  summary(query: SpendRecordQuery): RecordGroup[];
+}
+
+/** Each filter of a {@link SpendRecordQuery}, as its condition on `spend_record`. */
+const FILTERS = [
+  ["sinceMs", "time_ms >= @sinceMs"],
+  ["untilMs", "time_ms < @untilMs"],
+  ["rung", "rung = @rung"],
+  ["clientKeyId", "client_key_id = @clientKeyId"],
+  ["windowKey", "window_key = @windowKey"],
+] as const;
+
+/**
+ * The `WHERE` clause of `query` on `spend_record`: a condition for each filter it sets and none
+ * for the others, with their parameters, and `set`, one bit per filter set (the clause's shape).
+ * A bound written as `(@sinceMs IS NULL OR time_ms >= @sinceMs)` would fit every query in one
+ * statement, but SQLite cannot seek such a bound on `spend_record_time` and scans every record
+ * ever booked; a plain `time_ms >= @sinceMs` reads the time range alone.
+ */
+export function recordFilter(query: SpendRecordQuery): {
+  where: string;
+  parameters: Record<string, unknown>;
+  set: number;
+} {
+  let set = 0;
+  const conditions: string[] = [];
+  const parameters: Record<string, unknown> = {};
+  FILTERS.forEach(([field, condition], index) => {
+    if (query[field] === undefined) return;
+    set |= 1 << index;
+    conditions.push(condition);
+    parameters[field] = query[field];
+  });
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
+  return { where, parameters, set };
+}
+
+/** Runs `sql(where)` for a query (see {@link recordFilter}): one statement per shape, prepared on first use. */
+function queryByFilters<Row>(
+  db: Database.Database,
+  sql: (where: string) => string,
+): (query: SpendRecordQuery) => Row[] {
+  const statements = new Map<number, Database.Statement<[Record<string, unknown>], Row>>();
+  return (query) => {
+    const { where, parameters, set } = recordFilter(query);
+    let statement = statements.get(set);
+    if (statement === undefined) {
+      statement = db.prepare<[Record<string, unknown>], Row>(sql(where));
+      statements.set(set, statement);
+    }
+    return statement.all(parameters);
+  };
 }
 
 /** Prepares the owner's reads on `db`. */
@@ -104,21 +157,18 @@ export function prepareSpendReads(db: Database.Database): SpendFileReads {
   const selectRecordExists = db.prepare<[string], { one: number }>(
     "SELECT 1 AS one FROM spend_record WHERE reservation_id = ?",
   );
-  const selectRecords = db.prepare<
-    {
-      sinceMs: number | null;
-      untilMs: number | null;
-      rung: string | null;
-      clientKeyId: string | null;
-    },
-    RecordRow
-  >(
-    `SELECT * FROM spend_record
-     WHERE (@sinceMs IS NULL OR time_ms >= @sinceMs)
-       AND (@untilMs IS NULL OR time_ms < @untilMs)
-       AND (@rung IS NULL OR rung = @rung)
-       AND (@clientKeyId IS NULL OR client_key_id = @clientKeyId)
-     ORDER BY time_ms, rowid`,
+  const selectRecords = queryByFilters<RecordRow>(
+    db,
+    (where) => `SELECT * FROM spend_record ${where} ORDER BY time_ms, rowid`,
+  );
+  const selectSums = queryByFilters<RecordGroup>(
+    db,
+    (where) =>
+      `SELECT rung, connection_id AS connectionId, model, COUNT(*) AS requests,
+         SUM(cost_micro_usd) AS costMicroUsd, SUM(input_tokens) AS inputTokens,
+         SUM(output_tokens) AS outputTokens, SUM(cached_input_tokens) AS cachedInputTokens,
+         SUM(cache_write_tokens) AS cacheWriteTokens
+       FROM spend_record ${where} GROUP BY rung, connection_id, model`,
   );
   return {
     isFinishedOnDisk(id) {
@@ -126,14 +176,7 @@ export function prepareSpendReads(db: Database.Database): SpendFileReads {
       const state = selectFinished.get(id)?.state;
       return state === "released" || state === "settled";
     },
-    records: (query) =>
-      selectRecords
-        .all({
-          sinceMs: query.sinceMs ?? null,
-          untilMs: query.untilMs ?? null,
-          rung: query.rung ?? null,
-          clientKeyId: query.clientKeyId ?? null,
-        })
-        .map(toRecord),
+    records: (query) => selectRecords(query).map(toRecord),
+    summary: selectSums,
   };
 }

@@ -89,6 +89,24 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
   owner.stores += 1;
   const { engine } = owner;
   let open = true;
+  /**
+   * A read of settled records, after the settles accepted before it: their batch is waited for
+   * (commits run in another thread, so "queued" lasts longer than a turn). A failed batch booked
+   * nothing, so its failure does not fail the read.
+   */
+  const read = async <T>(what: string, run: () => T): Promise<T> => {
+    if (!open) throw closedError(path);
+    await engine.flush().catch(() => undefined);
+    try {
+      return run();
+    } catch (cause) {
+      throw new SpendLedgerError({
+        code: "store_failure",
+        message: `SQLite spend store: ${what} failed`,
+        cause,
+      });
+    }
+  };
 
   return {
     database: engine.database,
@@ -97,22 +115,8 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
     settle: (request) => (open ? engine.settle(request) : Promise.reject(closedError(path))),
     release: (request) => (open ? engine.release(request) : Promise.reject(closedError(path))),
     totals: (rung, windowKey, nowMs) => engine.totals(rung, windowKey, nowMs),
-    records: async (query) => {
-      if (!open) throw closedError(path);
-      // Settles accepted before this call are listed: wait for their batch (commits run in
-      // another thread now, so "queued" lasts longer than a turn). A failed batch booked
-      // nothing, so its failure does not fail the read.
-      await engine.flush().catch(() => undefined);
-      try {
-        return engine.records(query);
-      } catch (cause) {
-        throw new SpendLedgerError({
-          code: "store_failure",
-          message: "SQLite spend store: records failed",
-          cause,
-        });
-      }
-    },
+    records: (query) => read("records", () => engine.records(query)),
+    summary: (query) => read("summary", () => engine.summary(query)),
     flush: () => (open ? engine.flush() : Promise.resolve()),
     commitStats: () => engine.commitStats(),
     async close() {

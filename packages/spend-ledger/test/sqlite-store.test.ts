@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSpendLedger } from "../src/index";
+import { createSpendLedger, type SpendRecordQuery } from "../src/index";
 import { createSqliteSpendStore } from "../src/sqlite";
+import { recordFilter } from "../src/sqlite-spend-file";
 import { describeSpendStoreContract } from "./store-contract";
 import { makeTempDir } from "./temp-dir";
 
@@ -18,6 +19,34 @@ describeSpendStoreContract("sqlite", () => {
 describe("sqlite spend store", () => {
   const temp = makeTempDir();
   afterAll(() => temp.remove());
+
+  it("reads a time-bounded query's range on the time index, never every record booked", async () => {
+    const store = createSqliteSpendStore({ path: join(temp.dir, "plan.db") });
+    try {
+      const plan = (query: SpendRecordQuery) => {
+        const { where, parameters } = recordFilter(query);
+        return store.database
+          .prepare(`EXPLAIN QUERY PLAN SELECT * FROM spend_record ${where}`)
+          .all(parameters)
+          .map((row) => (row as { detail: string }).detail)
+          .join("; ");
+      };
+      const sinceMs = Date.UTC(2026, 11, 1);
+      expect(plan({ sinceMs })).toMatch(
+        /SEARCH spend_record USING INDEX spend_record_time \(time_ms>\?\)/,
+      );
+      expect(
+        plan({ sinceMs, untilMs: sinceMs + 1, clientKeyId: "alice", windowKey: "day:x" }),
+      ).toMatch(/SEARCH spend_record USING INDEX spend_record_time \(time_ms>\? AND time_ms<\?\)/);
+      expect(recordFilter({ rung: "cheap", clientKeyId: "alice" })).toEqual({
+        where: "WHERE rung = @rung AND client_key_id = @clientKeyId",
+        parameters: { rung: "cheap", clientKeyId: "alice" },
+        set: 0b1100,
+      });
+    } finally {
+      await store.close();
+    }
+  });
 
   it("keeps spend, live reservations and records across a reopen", async () => {
     const path = join(temp.dir, "reopen.db");

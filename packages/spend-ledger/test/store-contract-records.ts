@@ -54,4 +54,47 @@ export function recordsContract(setup: ContractSetup): void {
     expect(await ledger.records({ clientKeyId: "bob", rung: "cheap" })).toHaveLength(1);
     expect(await ledger.records({ clientKeyId: "carol" })).toEqual([]);
   });
+
+  it("summary sums exactly what records lists, for every filter, the budget window included", async () => {
+    const { ledger, advance } = await setup({ budgetsUsd: {} });
+    const settleOne = async (rung: string, usd: number, clientKeyId: string | null) => {
+      const reservation = await admitted(ledger, rung, usd);
+      await ledger.settle(reservation, usd, { ...usage, cachedInputTokens: 400, clientKeyId });
+    };
+    await settleOne("cheap", 0.1, "alice");
+    advance(minuteMs);
+    await settleOne("premium", 0.25, "bob");
+    // Reserved on the first day, settled on the second: booked in the first day's window.
+    advance(24 * 60 * minuteMs - 2 * minuteMs);
+    const firstWindow = ledger.currentWindowKey();
+    const lateReservation = await admitted(ledger, "cheap", 0.4);
+    advance(2 * minuteMs);
+    await ledger.settle(lateReservation, 0.4, { ...usage, clientKeyId: "alice" });
+    await settleOne("cheap", 0.05, "alice");
+    await settleOne("cheap", 0.02, null);
+    const secondWindow = ledger.currentWindowKey();
+    expect(secondWindow).not.toBe(firstWindow);
+    const secondDayMs = dayStartMs + 24 * 60 * minuteMs;
+    const queries = [
+      {},
+      { rung: "cheap" },
+      { clientKeyId: "alice" },
+      { sinceMs: secondDayMs },
+      { sinceMs: secondDayMs, clientKeyId: "alice", windowKey: secondWindow },
+      { windowKey: firstWindow },
+      { untilMs: dayStartMs + minuteMs, rung: "cheap" },
+      { clientKeyId: "carol" },
+    ];
+    for (const query of queries) {
+      expect(await ledger.summary(query)).toEqual(summarize(await ledger.records(query)));
+    }
+    // The late settle counts in the window it was reserved in, not in the one it was booked in.
+    const keyWindow = await ledger.summary({ clientKeyId: "alice", windowKey: secondWindow });
+    expect(keyWindow.total).toMatchObject({ requests: 1, costMicroUsd: 50_000 });
+    expect((await ledger.summary({ windowKey: firstWindow })).byRung.cheap).toMatchObject({
+      requests: 2,
+      costMicroUsd: 500_000,
+      cachedInputTokens: 400,
+    });
+  });
 }

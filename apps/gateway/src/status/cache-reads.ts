@@ -1,4 +1,4 @@
-import { summarize } from "@planfirst/spend-ledger";
+import type { SpendSummary } from "@planfirst/spend-ledger";
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
 import type { StatusSource as AppContext } from "./status-source";
 
@@ -19,7 +19,7 @@ export interface StatusCacheReads {
 
 /**
  * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
- * was read from the prompt cache (every paid rung listed, zero when it served nothing); of one
+ * was read from the prompt cache (summed by the spend store, see `SpendLedger.summary`) (every paid rung listed, zero when it served nothing); of one
  * client key's records alone when `clientKeyId` is given. Null when the spend store cannot
  * answer: the page says so rather than failing.
  */
@@ -28,13 +28,13 @@ export async function cacheReadsLastHour(
   nowMs: number,
   clientKeyId?: string,
 ): Promise<Record<string, StatusCacheReads> | null> {
-  let byRung: ReturnType<typeof summarize>["byRung"];
+  let byRung: SpendSummary["byRung"];
   try {
     const query =
       clientKeyId === undefined
         ? { sinceMs: nowMs - 3_600_000 }
         : { sinceMs: nowMs - 3_600_000, clientKeyId };
-    byRung = summarize(await app.deps.ledger.records(query)).byRung;
+    byRung = (await app.deps.ledger.summary(query)).byRung;
   } catch {
     return null;
   }
