@@ -6,6 +6,7 @@ import { applyPublished, loadMirror, type WindowMirror } from "./redis-mirror";
 import { createRedisOperations } from "./redis-operations";
 import { createOutageLog, unavailable } from "./redis-outage";
 import { createPublishFolding } from "./redis-publish";
+import { recordPages } from "./redis-record-pages";
 import { createJournalReplay } from "./redis-replay";
 import { defineBatchScript, refreshOperation } from "./redis-script-call";
 import { isFieldSafe } from "./redis-scripts";
@@ -20,7 +21,7 @@ import {
   type JournalEntry,
   type SettleJournal,
 } from "./settle-journal";
-import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
+import { type SpendRecord, type SpendRecordQuery, summarize } from "./spend-record";
 import type { StoreReleaseResult, StoreSettleResult, WindowTotals } from "./spend-store";
 
 export type {
@@ -286,12 +287,16 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     },
     records: (query: SpendRecordQuery) =>
       run("records", async () => {
-        const min = query.sinceMs === undefined ? "-inf" : String(query.sinceMs);
-        const max = query.untilMs === undefined ? "+inf" : `(${query.untilMs}`;
-        const members = await client.zrangebyscore(recordsKey, min, max);
-        return members
-          .map((member) => JSON.parse(member) as SpendRecord)
-          .filter((record) => recordMatches(record, Date.parse(record.time), query));
+        const records: SpendRecord[] = [];
+        for await (const page of recordPages(client, recordsKey, query)) records.push(...page);
+        return records;
+      }),
+    summary: (query: SpendRecordQuery) =>
+      run("summary", async () => {
+        // Page by page: a long window is never held in memory whole.
+        const summary = summarize([]);
+        for await (const page of recordPages(client, recordsKey, query)) summarize(page, summary);
+        return summary;
       }),
     async flush() {
       await operations.flush();

@@ -80,11 +80,15 @@ export interface SpendSummary {
 /**
  * Sums records exactly (integer micro-USD) overall and grouped by rung, by connection and by
  * model. `costUsd` of each group is derived from its micro-USD sum, never summed as floats.
+ * `into` (a summary from an earlier call) is added to and returned: records read in pages are
+ * summed a page at a time.
  */
-export function summarize(records: Iterable<SpendRecord>): SpendSummary {
-  const summary = emptySummary();
-  for (const record of records) addToSummary(summary, record, 1);
-  return summary;
+export function summarize(
+  records: Iterable<SpendRecord>,
+  into: SpendSummary = emptySummary(),
+): SpendSummary {
+  for (const record of records) addToSummary(into, record, 1);
+  return into;
 }
 
 /**
