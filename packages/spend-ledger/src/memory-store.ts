@@ -1,5 +1,5 @@
 import { invalidArgument } from "./errors";
-import { recordMatches, type SpendRecord, type SpendRecordQuery } from "./spend-record";
+import { recordMatches, type SpendRecord, type SpendRecordQuery, summarize } from "./spend-record";
 import type {
   SpendStore,
   StoreReleaseRequest,
@@ -52,10 +52,16 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
   let finished = new Set<string>();
   let finishedBefore = new Set<string>();
   const isFinished = (id: string) => finished.has(id) || finishedBefore.has(id);
-  // Oldest first. Trimmed a tenth of the bound at a time, so a settle does not move the whole
-  // list each time; `records()` reads only the newest `maxRecords`.
-  let records: SpendRecord[] = [];
+  // Oldest first, each with its time in ms (parsed once, when it is kept). Trimmed a tenth of
+  // the bound at a time, so a settle does not move the whole list each time; reads see only the
+  // newest `maxRecords`.
+  let records: KeptRecord[] = [];
   const trimAt = maxRecords + Math.ceil(maxRecords / 10);
+  /**
+   * True while the kept records' times never go back (a clock that steps back breaks it): a
+   * read then finds its time bounds by binary search and needs no sort.
+   */
+  let inTimeOrder = true;
 
   /** Removes a live reservation; true when it was live. */
   const finish = (state: WindowState, reservationId: string): boolean => {
@@ -68,8 +74,37 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
   };
 
   const keep = (record: SpendRecord): void => {
-    records.push(record);
-    if (records.length >= trimAt) records = records.slice(records.length - maxRecords);
+    const timeMs = Date.parse(record.time);
+    const last = records.at(-1);
+    if (last !== undefined && !(timeMs >= last.timeMs)) inTimeOrder = false;
+    records.push({ record, timeMs });
+    if (records.length >= trimAt) {
+      records = records.slice(records.length - maxRecords);
+      inTimeOrder = records.every(
+        (kept, index) => index === 0 || kept.timeMs >= records[index - 1]!.timeMs,
+      );
+    }
+  };
+
+  /** The newest `maxRecords` kept records that `query` selects, in time order. */
+  const selected = (query: SpendRecordQuery): KeptRecord[] => {
+    const first = Math.max(0, records.length - maxRecords);
+    if (!inTimeOrder) {
+      return records
+        .slice(first)
+        .filter(({ record, timeMs }) => recordMatches(record, timeMs, query))
+        .sort((a, b) => a.timeMs - b.timeMs);
+    }
+    const from =
+      query.sinceMs === undefined ? first : Math.max(first, firstAtOrAfter(records, query.sinceMs));
+    const to =
+      query.untilMs === undefined ? records.length : firstAtOrAfter(records, query.untilMs);
+    const out: KeptRecord[] = [];
+    for (let index = from; index < to; index++) {
+      const kept = records[index]!;
+      if (recordMatches(kept.record, kept.timeMs, query)) out.push(kept);
+    }
+    return out;
   };
 
   return {
@@ -112,13 +147,9 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
       expireReservations(state, nowMs);
       return totalsOf(state);
     },
-    records: async (query: SpendRecordQuery) =>
-      records
-        .slice(-maxRecords)
-        .map((record) => ({ record, timeMs: Date.parse(record.time) }))
-        .filter(({ record, timeMs }) => recordMatches(record, timeMs, query))
-        .sort((a, b) => a.timeMs - b.timeMs)
-        .map(({ record }) => record),
+    records: async (query: SpendRecordQuery) => selected(query).map(({ record }) => record),
+    summary: async (query: SpendRecordQuery) =>
+      summarize(selected(query).map(({ record }) => record)),
     close: async () => {},
   };
 }
@@ -126,4 +157,22 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
 function positiveCount(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) invalidArgument(name, "a positive integer", value);
   return value;
+}
+
+/** A kept record and its time in epoch ms. */
+interface KeptRecord {
+  record: SpendRecord;
+  timeMs: number;
+}
+
+/** Index of the first of `records` (in time order) at or after `timeMs`; their length if none. */
+function firstAtOrAfter(records: readonly KeptRecord[], timeMs: number): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (records[middle]!.timeMs < timeMs) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -49,6 +49,41 @@ describe("the memory store's bounds", () => {
     expect(ledger.spentUsd("cheap")).toBe(0.009);
   });
 
+  it("reads by time the same whether the clock only went forward or stepped back", async () => {
+    // Settles at these minutes: forward only, then with the clock stepping back twice.
+    const forward = [0, 1, 1, 2, 3, 5, 8, 13];
+    const stepping = [0, 1, 5, 2, 3, 13, 1, 8];
+    const read = async (minutes: number[]) => {
+      let nowMs = Date.UTC(2026, 11, 4);
+      const start = nowMs;
+      const ledger = createSpendLedger({
+        store: createMemorySpendStore({ maxRecords: 6, rememberFinished: 100 }),
+        now: () => nowMs,
+      });
+      for (const [index, minute] of minutes.entries()) {
+        nowMs = start + minute * 60_000;
+        await spendOnce(ledger, minute * 100 + index);
+      }
+      const at = (minute: number) => start + minute * 60_000;
+      return {
+        all: (await ledger.records()).map((record) => record.time),
+        middle: (await ledger.records({ sinceMs: at(2), untilMs: at(8) })).map((r) => r.time),
+        summed: (await ledger.summary({ sinceMs: at(1) })).total.requests,
+      };
+    };
+    const minutesOf = (times: string[]) =>
+      times.map((time) => (Date.parse(time) - Date.UTC(2026, 11, 4)) / 60_000);
+    const inOrder = await read(forward);
+    expect(minutesOf(inOrder.all)).toEqual([1, 2, 3, 5, 8, 13]);
+    expect(minutesOf(inOrder.middle)).toEqual([2, 3, 5]);
+    expect(inOrder.summed).toBe(6);
+    // The newest six kept are the last six settled, listed in time order.
+    const stepped = await read(stepping);
+    expect(minutesOf(stepped.all)).toEqual([1, 2, 3, 5, 8, 13]);
+    expect(minutesOf(stepped.middle)).toEqual([2, 3, 5]);
+    expect(stepped.summed).toBe(6);
+  });
+
   it("refuses bounds that are not positive integers, naming them", () => {
     expect(() => createMemorySpendStore({ maxRecords: 0 })).toThrow(/maxRecords must be/);
     expect(() => createMemorySpendStore({ rememberFinished: 1.5 })).toThrow(
