@@ -19,9 +19,10 @@ export interface StatusCacheReads {
 
 /**
  * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
- * was read from the prompt cache (summed by the spend store, see `SpendLedger.summary`) (every paid rung listed, zero when it served nothing); of one
- * client key's records alone when `clientKeyId` is given. Null when the spend store cannot
- * answer: the page says so rather than failing.
+ * was read from the prompt cache (every paid rung listed, zero when it served nothing); of one
+ * client key's records alone when `clientKeyId` is given. The spend store sums the records
+ * where it keeps them (`SpendLedger.summary`). Null when the spend store cannot answer: the
+ * page says so rather than failing.
  */
 export async function cacheReadsLastHour(
   app: Pick<AppContext, "deps">,
