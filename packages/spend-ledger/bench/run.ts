@@ -24,6 +24,7 @@ import {
 } from "../src/index";
 import { createRedisSpendStore } from "../src/redis";
 import { createSqliteSpendStore } from "../src/sqlite";
+import { benchStatusReads } from "./status-reads";
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const usage = { model: "gpt-4.1-mini", inputTokens: 1200, outputTokens: 300 };
@@ -171,6 +172,7 @@ const add = (name: string, width: number, result: LoopResult) => {
 };
 
 const dir = mkdtempSync(join(tmpdir(), "planfirst-spend-bench-"));
+let printStatusReads = () => {};
 const keyPrefix = `planfirst-bench:${process.pid}:${Date.now()}`;
 try {
   const memory = createMemorySpendStore();
@@ -219,10 +221,30 @@ try {
   );
   await server.quit();
   await redis.close();
+
+  // Status reads over a long history: one store of each kind, seeded fresh.
+  const readsSqlite = createSqliteSpendStore({ path: join(dir, `${file++}.db`) });
+  const readsRedis = createRedisSpendStore({ url: redisUrl, keyPrefix: `${keyPrefix}:reads` });
+  const readsAdmin = new Redis(redisUrl);
+  try {
+    printStatusReads = await benchStatusReads(
+      [
+        { name: "memory", store: createMemorySpendStore() },
+        { name: "sqlite", store: readsSqlite },
+        { name: "redis", store: readsRedis },
+      ],
+      readsAdmin,
+    );
+  } finally {
+    await readsSqlite.close();
+    await readsRedis.close();
+    await readsAdmin.quit();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
   const admin = new Redis(redisUrl);
-  const keys = await admin.keys(`{${keyPrefix}}*`);
+  // Every store's keys sit under a `{keyPrefix…}` hash tag.
+  const keys = await admin.keys(`{${keyPrefix}*`);
   if (keys.length > 0) await admin.del(...keys);
   await admin.quit();
 }
@@ -245,3 +267,4 @@ printTable(
   ],
   rows,
 );
+printStatusReads();
