@@ -38,8 +38,7 @@ export async function* recordPages(
       const score = reply[index + 1]!;
       if (after !== null && !isAfter(score, member, after)) continue;
       last = { score, member };
-      const record = JSON.parse(member) as SpendRecord;
-      if (recordMatches(record, Date.parse(record.time), query)) page.push(record);
+      keepIfMatching(member, query, page);
     }
     if (page.length > 0) yield page;
     if (reply.length < 2 * RECORD_PAGE) return;
@@ -50,9 +49,7 @@ export async function* recordPages(
       const rest = await client.zrangebyscore(key, position.score, position.score);
       const tail: SpendRecord[] = [];
       for (const member of rest) {
-        if (!isAfter(position.score, member, position)) continue;
-        const record = JSON.parse(member) as SpendRecord;
-        if (recordMatches(record, Date.parse(record.time), query)) tail.push(record);
+        if (isAfter(position.score, member, position)) keepIfMatching(member, query, tail);
       }
       if (tail.length > 0) yield tail;
       min = `(${position.score}`;
@@ -62,6 +59,12 @@ export async function* recordPages(
     after = last;
     min = last.score;
   }
+}
+
+/** Appends the record stored as `member` to `into` when `query` selects it. */
+function keepIfMatching(member: string, query: SpendRecordQuery, into: SpendRecord[]): void {
+  const record = JSON.parse(member) as SpendRecord;
+  if (recordMatches(record, Date.parse(record.time), query)) into.push(record);
 }
 
 /** True when the member at `score` comes after `position` in the set's order. */
