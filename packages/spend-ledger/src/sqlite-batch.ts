@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { SpendRecord } from "./spend-record";
+import { minuteOf } from "./sqlite-schema";
 
 /**
  * The writes of a batch in decision order, as one flat array of primitives: each write is its
@@ -69,6 +70,27 @@ export function pushRelease(writes: BatchWrites, id: string): void {
   writes.push(releaseTag, id);
 }
 
+/**
+ * A `spend_minute` row's columns in table order: minute, window, rung, connection, model,
+ * has_key, client_key_id, then the sums (requests, cost, input, output, cached input, cache
+ * write).
+ */
+type MinuteRow = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+
 /** What one transaction commits: the writes in decision order, then the expiry sweep. */
 export interface Batch {
   writes: BatchWrites;
@@ -126,10 +148,23 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
        reserved_micro_usd, client_key_id, request_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const addToMinute = db.prepare<MinuteRow>(
+    `INSERT INTO spend_minute (minute_ms, window_key, rung, connection_id, model, has_key,
+       client_key_id, requests, cost_micro_usd, input_tokens, output_tokens, cached_input_tokens,
+       cache_write_tokens)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (minute_ms, window_key, rung, connection_id, model, has_key, client_key_id)
+     DO UPDATE SET requests = requests + excluded.requests,
+       cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+       input_tokens = input_tokens + excluded.input_tokens,
+       output_tokens = output_tokens + excluded.output_tokens,
+       cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
+       cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`,
+  );
   /**
    * Spend added per window by the settles of one transaction, written once per window at its
    * end: nothing in the transaction reads `spend_window`, and one upsert per window replaces
-   * one per settle.
+   * one per settle. The records' minute sums (`spend_minute`) are gathered the same way.
    */
   type SpentByWindow = Map<string, { rung: string; windowKey: string; microUsd: number }>;
   const addToWindow = (spent: SpentByWindow, rung: string, windowKey: string, micro: number) => {
@@ -138,12 +173,41 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
     if (added) added.microUsd += micro;
     else spent.set(windowId, { rung, windowKey, microUsd: micro });
   };
+  /** Adds the record of the settle starting at `at` (time `timeMs`) to its minute's row. */
+  const addRecordToMinute = (
+    minutes: Map<string, MinuteRow>,
+    writes: BatchWrites,
+    at: number,
+    timeMs: number,
+  ) => {
+    const minuteMs = minuteOf(timeMs);
+    const windowKey = writes[at + 4] as string;
+    const rung = writes[at + 5] as string;
+    const connectionId = writes[at + 6] as string;
+    const model = writes[at + 7] as string;
+    const clientKeyId = writes[at + 14] as string | null;
+    const hasKey = clientKeyId === null ? 0 : 1;
+    const key = clientKeyId ?? "";
+    const rowId = JSON.stringify([minuteMs, windowKey, rung, connectionId, model, clientKeyId]);
+    let row = minutes.get(rowId);
+    if (row === undefined) {
+      row = [minuteMs, windowKey, rung, connectionId, model, hasKey, key, 0, 0, 0, 0, 0, 0];
+      minutes.set(rowId, row);
+    }
+    row[7] += 1;
+    row[8] += writes[at + 12] as number;
+    row[9] += writes[at + 8] as number;
+    row[10] += writes[at + 9] as number;
+    row[11] += writes[at + 10] as number;
+    row[12] += writes[at + 11] as number;
+  };
   /** Applies the write starting at `at`; returns where the next one starts. */
   const apply = (
     writes: BatchWrites,
     at: number,
     refused: string[],
     spent: SpentByWindow,
+    minutes: Map<string, MinuteRow>,
   ): number => {
     const tag = writes[at];
     const id = writes[at + 1] as string;
@@ -168,11 +232,13 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
         const rung = writes[at + 5] as string;
         const windowKey = writes[at + 4] as string;
         const costMicroUsd = writes[at + 12] as number;
+        const timeMs = Date.parse(time);
         deleteLive.run(id);
         addToWindow(spent, rung, windowKey, costMicroUsd);
+        addRecordToMinute(minutes, writes, at, timeMs);
         insertRecord.run(
           writes[at + 2], // reservation_id
-          Date.parse(time),
+          timeMs,
           time,
           windowKey,
           rung,
@@ -212,9 +278,10 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
   const commit = db.transaction((batches: readonly Batch[]) => {
     const refused: string[] = [];
     const spent: SpentByWindow = new Map();
+    const minutes = new Map<string, MinuteRow>();
     for (const batch of batches) {
       const { writes } = batch;
-      for (let at = 0; at < writes.length; ) at = apply(writes, at, refused, spent);
+      for (let at = 0; at < writes.length; ) at = apply(writes, at, refused, spent, minutes);
       if (batch.sweepUpToMs !== null) {
         keepExpired.run(batch.sweepUpToMs);
         deleteExpired.run(batch.sweepUpToMs);
@@ -223,6 +290,7 @@ export function prepareBatchCommitter(db: Database.Database): BatchCommitter {
     for (const { rung, windowKey, microUsd } of spent.values()) {
       addSpent.run(rung, windowKey, microUsd);
     }
+    for (const row of minutes.values()) addToMinute.run(...row);
     return refused;
   });
   return (batches) => commit.immediate(batches);

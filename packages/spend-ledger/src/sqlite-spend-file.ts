@@ -3,7 +3,7 @@ import { SpendLedgerError } from "./errors";
 import type { RecordGroup, SpendRecord, SpendRecordQuery } from "./spend-record";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
-import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
+import { minuteOf, prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
 import { holdReservation, type WindowState } from "./window-book";
 
 /** How an engine opens its file. */
@@ -94,7 +94,10 @@ interface SpendFileReads {
   isFinishedOnDisk(id: string): boolean;
   /** Settled records matching `query`, in time order. */
   records(query: SpendRecordQuery): SpendRecord[];
-  /** The sums of the records matching `query`, per (rung, connection, model). */
+  /**
+   * The sums of the records matching `query`, per (rung, connection, model), some groups
+   * possibly more than once (see {@link minuteSpans}); `summaryOfGroups` adds them up.
+   */
   summary(query: SpendRecordQuery): RecordGroup[];
 }
 
@@ -108,13 +111,17 @@ const FILTERS = [
 ] as const;
 
 /**
- * The `WHERE` clause of `query` on `spend_record`: a condition for each filter it sets and none
- * for the others, with their parameters, and `set`, one bit per filter set (the clause's shape).
+ * The `WHERE` clause of `query` on `spend_record` (or, given {@link MINUTE_FILTERS}, on
+ * `spend_minute`): a condition for each filter it sets and none for the others, with their
+ * parameters, and `set`, one bit per filter set (the clause's shape).
  * A bound written as `(@sinceMs IS NULL OR time_ms >= @sinceMs)` would fit every query in one
  * statement, but SQLite cannot seek such a bound on `spend_record_time` and scans every record
  * ever booked; a plain `time_ms >= @sinceMs` reads the time range alone.
  */
-export function recordFilter(query: SpendRecordQuery): {
+export function recordFilter(
+  query: SpendRecordQuery,
+  filters: Filters = FILTERS,
+): {
   where: string;
   parameters: Record<string, unknown>;
   set: number;
@@ -122,7 +129,7 @@ export function recordFilter(query: SpendRecordQuery): {
   let set = 0;
   const conditions: string[] = [];
   const parameters: Record<string, unknown> = {};
-  FILTERS.forEach(([field, condition], index) => {
+  filters.forEach(([field, condition], index) => {
     if (query[field] === undefined) return;
     set |= 1 << index;
     conditions.push(condition);
@@ -132,14 +139,53 @@ export function recordFilter(query: SpendRecordQuery): {
   return { where, parameters, set };
 }
 
+/**
+ * Each filter of a {@link SpendRecordQuery}, as its condition on `spend_minute`: the time
+ * bounds are whole minutes there (see {@link minuteSpans}).
+ */
+export const MINUTE_FILTERS = [
+  ["sinceMs", "minute_ms >= @sinceMs"],
+  ["untilMs", "minute_ms < @untilMs"],
+  ["rung", "rung = @rung"],
+  ["clientKeyId", "has_key = 1 AND client_key_id = @clientKeyId"],
+  ["windowKey", "window_key = @windowKey"],
+] as const;
+
+/** The filters of a query, as their conditions on one table. */
+type Filters = typeof FILTERS | typeof MINUTE_FILTERS;
+
+/**
+ * How a summary over `query`'s time range is read: the whole minutes inside it from
+ * `spend_minute` (`minutes`, bounds on minute starts), and the records of the partial minutes
+ * at either end from `spend_record` (`records`, zero to two ranges). A range inside one minute
+ * is read from the records alone. Every record in the range is in exactly one part.
+ */
+export function minuteSpans(query: SpendRecordQuery): {
+  minutes: SpendRecordQuery | null;
+  records: SpendRecordQuery[];
+} {
+  const { sinceMs, untilMs } = query;
+  // The first whole minute starts at or after sinceMs; the last one ends at or before untilMs.
+  const from = sinceMs === undefined ? undefined : -minuteOf(-sinceMs);
+  const to = untilMs === undefined ? undefined : minuteOf(untilMs);
+  if (from !== undefined && to !== undefined && from >= to) {
+    return { minutes: null, records: [query] };
+  }
+  const records: SpendRecordQuery[] = [];
+  if (sinceMs !== undefined && sinceMs < from!) records.push({ ...query, untilMs: from });
+  if (untilMs !== undefined && to! < untilMs) records.push({ ...query, sinceMs: to });
+  return { minutes: { ...query, sinceMs: from, untilMs: to }, records };
+}
+
 /** Runs `sql(where)` for a query (see {@link recordFilter}): one statement per shape, prepared on first use. */
 function queryByFilters<Row>(
   db: Database.Database,
   sql: (where: string) => string,
+  filters: Filters = FILTERS,
 ): (query: SpendRecordQuery) => Row[] {
   const statements = new Map<number, Database.Statement<[Record<string, unknown>], Row>>();
   return (query) => {
-    const { where, parameters, set } = recordFilter(query);
+    const { where, parameters, set } = recordFilter(query, filters);
     let statement = statements.get(set);
     if (statement === undefined) {
       statement = db.prepare<[Record<string, unknown>], Row>(sql(where));
@@ -170,6 +216,16 @@ export function prepareSpendReads(db: Database.Database): SpendFileReads {
          SUM(cache_write_tokens) AS cacheWriteTokens
        FROM spend_record ${where} GROUP BY rung, connection_id, model`,
   );
+  const selectMinuteSums = queryByFilters<RecordGroup>(
+    db,
+    (where) =>
+      `SELECT rung, connection_id AS connectionId, model, SUM(requests) AS requests,
+         SUM(cost_micro_usd) AS costMicroUsd, SUM(input_tokens) AS inputTokens,
+         SUM(output_tokens) AS outputTokens, SUM(cached_input_tokens) AS cachedInputTokens,
+         SUM(cache_write_tokens) AS cacheWriteTokens
+       FROM spend_minute ${where} GROUP BY rung, connection_id, model`,
+    MINUTE_FILTERS,
+  );
   return {
     isFinishedOnDisk(id) {
       if (selectRecordExists.get(id) !== undefined) return true;
@@ -177,6 +233,11 @@ export function prepareSpendReads(db: Database.Database): SpendFileReads {
       return state === "released" || state === "settled";
     },
     records: (query) => selectRecords(query).map(toRecord),
-    summary: selectSums,
+    summary(query) {
+      const { minutes, records } = minuteSpans(query);
+      const groups = minutes === null ? [] : selectMinuteSums(minutes);
+      for (const span of records) groups.push(...selectSums(span));
+      return groups;
+    },
   };
 }

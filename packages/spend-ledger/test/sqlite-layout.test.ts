@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { type SpendRecord, summarize } from "../src/spend-record";
 import { createSqliteSpendStore } from "../src/sqlite";
 import { fileReservations } from "./spend-file";
 import { makeTempDir } from "./temp-dir";
@@ -49,6 +50,25 @@ function writeFirstReleaseFile(path: string): void {
   db.close();
 }
 
+/** A record of reservation `id` booked at `timeMs`. */
+const recordOf = (id: string, timeMs: number): SpendRecord => ({
+  time: new Date(timeMs).toISOString(),
+  windowKey,
+  rung: "cheap",
+  connectionId: "openai",
+  model: "gpt-4.1-mini",
+  inputTokens: 100,
+  outputTokens: 10,
+  cachedInputTokens: 40,
+  cacheWriteTokens: 5,
+  costMicroUsd: 40_000,
+  costUsd: 0.04,
+  reservedMicroUsd: 100_000,
+  clientKeyId: null,
+  requestId: `request-${id}`,
+  reservationId: id,
+});
+
 const reserveAgain = (reservationId: string) => ({
   reservationId,
   rung: "cheap",
@@ -86,8 +106,12 @@ describe("SQLite spend file layout", () => {
 
     const check = new Database(path, { readonly: true });
     expect(check.prepare("SELECT value FROM spend_meta WHERE key = 'layout'").get()).toEqual({
-      value: "2",
+      value: "3",
     });
+    // The record is in its minute's sums.
+    expect(check.prepare("SELECT * FROM spend_minute").all()).toEqual([
+      expect.objectContaining({ minute_ms: nowMs - 60_000, has_key: 0, requests: 1 }),
+    ]);
     expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
     expect(
       check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'spend_reservation%'").all(),
@@ -98,6 +122,63 @@ describe("SQLite spend file layout", () => {
       "released-1": "released",
       "expired-1": "expired",
     });
+    check.close();
+  });
+
+  it("adds the minute sums to a file of layout 2, from its records, exactly", async () => {
+    const path = join(temp.dir, "layout-2.db");
+    const before = createSqliteSpendStore({ path });
+    const times = [0, 1, 59_999, 60_000, 61_500, 3_600_000].map((offset) => nowMs + offset);
+    for (const [index, timeMs] of times.entries()) {
+      const id = `r-${index}`;
+      await before.reserve({ ...reserveAgain(id), amountMicroUsd: 100_000 });
+      await before.settle({
+        reservationId: id,
+        rung: "cheap",
+        windowKey,
+        nowMs,
+        record: {
+          ...recordOf(id, timeMs),
+          clientKeyId: index % 2 === 0 ? "alice" : null,
+          model: index < 3 ? "gpt-4.1-mini" : "gpt-4.1",
+        },
+      });
+    }
+    await before.close();
+    // The file as layout 2 left it: no minute sums.
+    const old = new Database(path);
+    old.exec("DROP TABLE spend_minute; UPDATE spend_meta SET value = '2' WHERE key = 'layout'");
+    old.close();
+
+    const store = createSqliteSpendStore({ path });
+    const records = await store.records({});
+    expect(records).toHaveLength(times.length);
+    const queries = [
+      {},
+      { clientKeyId: "alice" },
+      { sinceMs: nowMs + 1, untilMs: nowMs + 61_000 },
+      { sinceMs: nowMs + 60_000 },
+      { untilMs: nowMs + 60_000, windowKey },
+    ];
+    for (const query of queries) {
+      expect(await store.summary!(query)).toEqual(summarize(await store.records(query)));
+    }
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    // Minutes nowMs (3 records), nowMs + 1 min (2) and nowMs + 60 min (1), split by key and model.
+    expect(
+      check
+        .prepare(
+          "SELECT minute_ms - ? AS at, has_key, client_key_id, model, requests FROM spend_minute ORDER BY 1, 2, 4",
+        )
+        .all(nowMs),
+    ).toEqual([
+      { at: 0, has_key: 0, client_key_id: "", model: "gpt-4.1-mini", requests: 1 },
+      { at: 0, has_key: 1, client_key_id: "alice", model: "gpt-4.1-mini", requests: 2 },
+      { at: 60_000, has_key: 0, client_key_id: "", model: "gpt-4.1", requests: 1 },
+      { at: 60_000, has_key: 1, client_key_id: "alice", model: "gpt-4.1", requests: 1 },
+      { at: 3_600_000, has_key: 0, client_key_id: "", model: "gpt-4.1", requests: 1 },
+    ]);
     check.close();
   });
 
@@ -139,10 +220,10 @@ describe("SQLite spend file layout", () => {
     const path = join(temp.dir, "newer.db");
     const db = new Database(path);
     db.exec("CREATE TABLE spend_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
-    db.exec("INSERT INTO spend_meta VALUES ('layout', '3'), ('future', 'x')");
+    db.exec("INSERT INTO spend_meta VALUES ('layout', '4'), ('future', 'x')");
     db.close();
     expect(() => createSqliteSpendStore({ path })).toThrow(
-      /layout version 3, newer than this planfirst reads \(2\)/,
+      /layout version 4, newer than this planfirst reads \(3\)/,
     );
     const check = new Database(path, { readonly: true });
     expect(check.pragma("journal_mode", { simple: true })).toBe("delete");

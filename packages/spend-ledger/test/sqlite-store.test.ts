@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSpendLedger, type SpendRecordQuery } from "../src/index";
 import { createSqliteSpendStore } from "../src/sqlite";
-import { recordFilter } from "../src/sqlite-spend-file";
+import { MINUTE_FILTERS, minuteSpans, recordFilter } from "../src/sqlite-spend-file";
 import { describeSpendStoreContract } from "./store-contract";
 import { makeTempDir } from "./temp-dir";
 
@@ -38,6 +38,35 @@ describe("sqlite spend store", () => {
       expect(
         plan({ sinceMs, untilMs: sinceMs + 1, clientKeyId: "alice", windowKey: "day:x" }),
       ).toMatch(/SEARCH spend_record USING INDEX spend_record_time \(time_ms>\? AND time_ms<\?\)/);
+      // A summary reads whole minutes from their sums, on the sums' key, and only the records
+      // of the partial minutes at either end.
+      const nowMs = sinceMs + 3_600_000 + 12_345;
+      const hour = minuteSpans({ sinceMs: nowMs - 3_600_000, untilMs: nowMs, clientKeyId: "a" });
+      expect(hour).toEqual({
+        minutes: { sinceMs: sinceMs + 60_000, untilMs: sinceMs + 3_600_000, clientKeyId: "a" },
+        records: [
+          { sinceMs: nowMs - 3_600_000, untilMs: sinceMs + 60_000, clientKeyId: "a" },
+          { sinceMs: sinceMs + 3_600_000, untilMs: nowMs, clientKeyId: "a" },
+        ],
+      });
+      const minutes = recordFilter(hour.minutes!, MINUTE_FILTERS);
+      const minutesPlan = store.database
+        .prepare(`EXPLAIN QUERY PLAN SELECT * FROM spend_minute ${minutes.where}`)
+        .all(minutes.parameters)
+        .map((row) => (row as { detail: string }).detail)
+        .join("; ");
+      expect(minutesPlan).toMatch(
+        /SEARCH spend_minute USING PRIMARY KEY \(minute_ms>\? AND minute_ms<\?\)/,
+      );
+      // Within one minute, or on whole minutes, one part only.
+      expect(minuteSpans({ sinceMs: nowMs, untilMs: nowMs + 1 })).toEqual({
+        minutes: null,
+        records: [{ sinceMs: nowMs, untilMs: nowMs + 1 }],
+      });
+      expect(minuteSpans({ sinceMs, rung: "cheap" })).toEqual({
+        minutes: { sinceMs, untilMs: undefined, rung: "cheap" },
+        records: [],
+      });
       expect(recordFilter({ rung: "cheap", clientKeyId: "alice" })).toEqual({
         where: "WHERE rung = @rung AND client_key_id = @clientKeyId",
         parameters: { rung: "cheap", clientKeyId: "alice" },

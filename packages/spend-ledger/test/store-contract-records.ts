@@ -97,4 +97,35 @@ export function recordsContract(setup: ContractSetup): void {
       cachedInputTokens: 400,
     });
   });
+
+  it("summary agrees with the records for any time bounds, whole minutes or not", async () => {
+    const { ledger, advance } = await setup({ budgetsUsd: {} });
+    // Settled at these offsets from the start: both ends of a minute, its middle, the next
+    // minutes, an hour on; every other one by a client key.
+    const offsets = [0, 20_000, 59_999, 60_000, 90_000, 150_000, 3_600_000];
+    let at = 0;
+    for (const [index, offset] of offsets.entries()) {
+      advance(offset - at);
+      at = offset;
+      const reservation = await admitted(ledger, index % 3 === 0 ? "premium" : "cheap", 0.01);
+      await ledger.settle(reservation, 0.001 * (index + 1), {
+        ...usage,
+        cachedInputTokens: index,
+        clientKeyId: index % 2 === 0 ? "alice" : null,
+      });
+    }
+    const bounds = [-1, 0, 1, 19_999, 20_000, 59_999, 60_000, 60_001, 90_000, 150_000, 3_600_001];
+    const queries = [
+      ...bounds.map((since) => ({ sinceMs: dayStartMs + since })),
+      ...bounds.map((until) => ({ untilMs: dayStartMs + until, clientKeyId: "alice" })),
+      ...bounds.flatMap((since) =>
+        bounds.map((until) => ({ sinceMs: dayStartMs + since, untilMs: dayStartMs + until })),
+      ),
+    ];
+    for (const query of queries) {
+      expect(await ledger.summary(query), JSON.stringify(query)).toEqual(
+        summarize(await ledger.records(query)),
+      );
+    }
+  });
 }
