@@ -22,7 +22,11 @@ export interface RedisKeyLayout {
   windowsKey: string;
   /** The records, a sorted set by time. */
   recordsKey: string;
-  /** The batch script's six keys for a window member (see redis-scripts.ts). */
+  /** The records' minute sums, a hash (see redis-scripts.ts). */
+  minuteSumsKey: string;
+  /** The minute sums' fields, a sorted set by minute. */
+  minuteFieldsKey: string;
+  /** The batch script's eight keys for a window member (see redis-scripts.ts). */
   windowKeys(member: string): string[];
   /** The window's member and keys, built once per window, not on every operation. */
   windowOf(rung: string, windowKey: string): WindowRef;
@@ -34,10 +38,21 @@ export function redisKeyLayout(keyPrefix: string): RedisKeyLayout {
   const channel = `${base}:events`;
   const windowsKey = `${base}:windows`;
   const recordsKey = `${base}:records`;
+  const minuteSumsKey = `${base}:minutes`;
+  const minuteFieldsKey = `${base}:minutes:fields`;
 
   const windowKeys = (member: string) => {
     const win = `${base}:win:${member}`;
-    return [win, `${win}:live`, `${win}:amounts`, `${win}:done`, windowsKey, recordsKey];
+    return [
+      win,
+      `${win}:live`,
+      `${win}:amounts`,
+      `${win}:done`,
+      windowsKey,
+      recordsKey,
+      minuteSumsKey,
+      minuteFieldsKey,
+    ];
   };
   // A window's member and keys are built once, not on every operation. Windows are few (one per
   // rung per budget period); the map is emptied if it ever grows past that.
@@ -59,5 +74,13 @@ export function redisKeyLayout(keyPrefix: string): RedisKeyLayout {
     return ref;
   };
 
-  return { channel, windowsKey, recordsKey, windowKeys, windowOf };
+  return {
+    channel,
+    windowsKey,
+    recordsKey,
+    minuteSumsKey,
+    minuteFieldsKey,
+    windowKeys,
+    windowOf,
+  };
 }

@@ -29,7 +29,7 @@ export type RunBatch = (
  * a window, its reply taken into `mirror`.
  */
 export function defineBatchScript(client: Redis, mirror: WindowMirror): RunBatch {
-  client.defineCommand(batchCommand, { numberOfKeys: 6, lua: batchScript });
+  client.defineCommand(batchCommand, { numberOfKeys: 8, lua: batchScript });
   // Every command issued during one turn of the event loop leaves in one socket write: the
   // script calls of several windows, a refresh, a deferred publish. The connection is corked at
   // the first of them and uncorked once the turn's callbacks have run (process.nextTick), so

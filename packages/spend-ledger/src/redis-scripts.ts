@@ -7,6 +7,7 @@
 //   KEYS[1] window hash (fields spent, reserved, seq)   KEYS[2] live reservations (zset by expiry)
 //   KEYS[3] reservation amounts (hash id → micro-USD)  KEYS[4] finished reservation ids (set)
 //   KEYS[5] set of known windows                      KEYS[6] records (zset by time)
+//   KEYS[7] minute sums (hash: field → sums, and 'from') KEYS[8] minute sums' fields (zset by minute)
 //   ARGV[1] pub/sub channel ('' = do not publish)     ARGV[2] window member (JSON [rung, windowKey])
 //   ARGV[3] '1' = publish the totals even when nothing changed (the deferred publish)
 //   ARGV[4] the operations, six fields each, every field of every operation joined by '\n'
@@ -25,6 +26,15 @@
 // was given a channel, publishes the same totals so other replicas update their mirrors. The
 // caller leaves the channel empty to fold a burst of changes into one later publish (see
 // `publishIntervalMs` in redis-store-options.ts); a refresh can force that publish.
+//
+// A settle's record is also added to its minute's sums (see spend-minutes.ts): KEYS[7] field
+// '<minute start ms>\n<JSON [windowKey, rung, connectionId, model, clientKeyId]>' holds
+// 'requests cost input output cachedInput cacheWrite' as decimal integers, and KEYS[8] scores
+// each such field by its minute, so a summary finds a time range's fields without a scan. The
+// sums of a batch are gathered first and written once per field. KEYS[7] field 'from' is the
+// first minute whose sums are complete: set by the first record booked with sums (the minute
+// after it), so the records a store of an earlier version booked, which have none, are read
+// as records.
 
 import type { BatchOperation } from "./redis-batch";
 
@@ -122,12 +132,42 @@ local function reserve(id, amount, budget, expiresAt)
   changed = true
   return 1
 end
+-- The batch's additions to the minute sums, by field, in the order first seen.
+local minuteSums, minuteFields = {}, {}
+local function text(value)
+  if type(value) == 'string' then return value end
+  return cjson.null
+end
+local function count(value) return tonumber(value) or 0 end
+local function addToMinute(timeMs, record)
+  local r = cjson.decode(record)
+  local t = tonumber(timeMs)
+  local minute = string.format('%d', t - t % 60000)
+  local field = minute .. '\\n' .. cjson.encode({
+    text(r.windowKey), text(r.rung), text(r.connectionId), text(r.model), text(r.clientKeyId)
+  })
+  local sums = minuteSums[field]
+  if not sums then
+    sums = { minute = minute, 0, 0, 0, 0, 0, 0 }
+    minuteSums[field] = sums
+    minuteFields[#minuteFields + 1] = field
+  end
+  sums[1] = sums[1] + 1
+  sums[2] = sums[2] + count(r.costMicroUsd)
+  sums[3] = sums[3] + count(r.inputTokens)
+  sums[4] = sums[4] + count(r.outputTokens)
+  sums[5] = sums[5] + count(r.cachedInputTokens)
+  sums[6] = sums[6] + count(r.cacheWriteTokens)
+end
 -- SADD marks the id finished and tells whether it already was, in one call.
 local function settle(id, cost, timeMs, record)
   if redis.call('SADD', KEYS[4], id) == 0 then return 0 end
   removeLive(id)
   spent = spent + tonumber(cost)
-  if record ~= '' then redis.call('ZADD', KEYS[6], timeMs, record) end
+  -- Summed only when the set took it: the sums are always those of the records it holds.
+  if record ~= '' and redis.call('ZADD', KEYS[6], timeMs, record) == 1 then
+    addToMinute(timeMs, record)
+  end
   changed = true
   return 1
 end
@@ -160,6 +200,24 @@ while at <= #batch do
   flags[#flags + 1] = flag
 end
 if not exact then readFirst() end
+for _, field in ipairs(minuteFields) do
+  local sums = minuteSums[field]
+  local stored = redis.call('HGET', KEYS[7], field)
+  if stored then
+    local index = 1
+    for number in string.gmatch(stored, '%-?%d+') do
+      sums[index] = sums[index] + tonumber(number)
+      index = index + 1
+    end
+  else
+    redis.call('ZADD', KEYS[8], sums.minute, field)
+  end
+  redis.call('HSET', KEYS[7], field,
+    string.format('%d %d %d %d %d %d', sums[1], sums[2], sums[3], sums[4], sums[5], sums[6]))
+end
+if #minuteFields > 0 and redis.call('HEXISTS', KEYS[7], 'from') == 0 then
+  redis.call('HSET', KEYS[7], 'from', decimal(tonumber(minuteSums[minuteFields[1]].minute) + 60000))
+end
 local spentText, reservedText = decimal(spent), decimal(reserved)
 if changed then
   seq = seq + 1

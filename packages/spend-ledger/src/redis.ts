@@ -2,6 +2,7 @@ import { ReplyError } from "ioredis";
 import { invalidArgument, SpendLedgerError } from "./errors";
 import { connectRedis, whenConnected } from "./redis-connection";
 import { redisKeyLayout } from "./redis-keys";
+import { minuteGroups, minuteSumsFrom } from "./redis-minute-sums";
 import { applyPublished, loadMirror, type WindowMirror } from "./redis-mirror";
 import { createRedisOperations } from "./redis-operations";
 import { createOutageLog, unavailable } from "./redis-outage";
@@ -21,7 +22,13 @@ import {
   type JournalEntry,
   type SettleJournal,
 } from "./settle-journal";
-import { type SpendRecord, type SpendRecordQuery, summarize } from "./spend-record";
+import { minuteSpans } from "./spend-minutes";
+import {
+  type SpendRecord,
+  type SpendRecordQuery,
+  summarize,
+  summaryOfGroups,
+} from "./spend-record";
 import type { StoreReleaseResult, StoreSettleResult, WindowTotals } from "./spend-store";
 
 export type {
@@ -293,9 +300,17 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
       }),
     summary: (query: SpendRecordQuery) =>
       run("summary", async () => {
-        // Page by page: a long window is never held in memory whole.
-        const summary = summarize([]);
-        for await (const page of recordPages(client, recordsKey, query)) summarize(page, summary);
+        // Whole minutes from their sums, the rest from the records (see spend-minutes.ts); every
+        // read page by page, so a long window is never held in memory whole.
+        const from = await minuteSumsFrom(client, layout);
+        const { minutes, records } =
+          from === null ? { minutes: null, records: [query] } : minuteSpans(query, from);
+        const summary = summaryOfGroups(
+          minutes === null ? [] : await minuteGroups(client, layout, minutes),
+        );
+        for (const span of records) {
+          for await (const page of recordPages(client, recordsKey, span)) summarize(page, summary);
+        }
         return summary;
       }),
     async flush() {

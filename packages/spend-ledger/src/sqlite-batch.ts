@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
+import { minuteOf } from "./spend-minutes";
 import type { SpendRecord } from "./spend-record";
-import { minuteOf } from "./sqlite-schema";
 
 /**
  * The writes of a batch in decision order, as one flat array of primitives: each write is its

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
 import { microToUsd } from "./money";
+import { MINUTE } from "./spend-minutes";
 import type { SpendRecord } from "./spend-record";
 
 /**
@@ -14,9 +15,6 @@ import type { SpendRecord } from "./spend-record";
  * records already kept when a file of an earlier version is opened.
  */
 const SCHEMA_VERSION = 3;
-
-/** Milliseconds of one `spend_minute` row. */
-const MINUTE = 60_000;
 
 const tables = `
 CREATE TABLE IF NOT EXISTS spend_meta (
@@ -86,7 +84,7 @@ CREATE TABLE IF NOT EXISTS spend_minute (
  * the rows of its whole minutes and the records of its two partial minutes only: the status
  * page's hour is about 60 rows per series plus two minutes of records, however busy the hour.
  * The statement below fills the table from the records of a file that had none (the minute of
- * an instant is the one that starts at or before it, as {@link minuteOf} computes).
+ * an instant is the one that starts at or before it, as `minuteOf` computes).
  */
 const fillMinutes = `
 INSERT INTO spend_minute (minute_ms, window_key, rung, connection_id, model, has_key,
@@ -98,11 +96,6 @@ INSERT INTO spend_minute (minute_ms, window_key, rung, connection_id, model, has
   FROM spend_record
   GROUP BY 1, window_key, rung, connection_id, model, 6, 7;
 `;
-
-/** The start of the `spend_minute` row that holds an instant: the minute at or before it. */
-export function minuteOf(timeMs: number): number {
-  return timeMs - (((timeMs % MINUTE) + MINUTE) % MINUTE);
-}
 
 // Version 0 to 2, in the transaction that creates the new tables: live rows move to spend_live,
 // released and expired ids to spend_finished (a settled id is known by its record; one without

@@ -1,9 +1,10 @@
 import Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
+import { minuteSpans } from "./spend-minutes";
 import type { RecordGroup, SpendRecord, SpendRecordQuery } from "./spend-record";
 import { type CommitThread, inlineCommitThread, startCommitWorker } from "./sqlite-commit-thread";
 import { claimOwnerLock, type OwnerLock } from "./sqlite-owner-lock";
-import { minuteOf, prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
+import { prepareSchema, type RecordRow, toRecord } from "./sqlite-schema";
 import { holdReservation, type WindowState } from "./window-book";
 
 /** How an engine opens its file. */
@@ -96,7 +97,7 @@ interface SpendFileReads {
   records(query: SpendRecordQuery): SpendRecord[];
   /**
    * The sums of the records matching `query`, per (rung, connection, model), some groups
-   * possibly more than once (see {@link minuteSpans}); `summaryOfGroups` adds them up.
+   * possibly more than once (see `minuteSpans`); `summaryOfGroups` adds them up.
    */
   summary(query: SpendRecordQuery): RecordGroup[];
 }
@@ -141,7 +142,7 @@ export function recordFilter(
 
 /**
  * Each filter of a {@link SpendRecordQuery}, as its condition on `spend_minute`: the time
- * bounds are whole minutes there (see {@link minuteSpans}).
+ * bounds are whole minutes there (see `minuteSpans`).
  */
 export const MINUTE_FILTERS = [
   ["sinceMs", "minute_ms >= @sinceMs"],
@@ -153,29 +154,6 @@ export const MINUTE_FILTERS = [
 
 /** The filters of a query, as their conditions on one table. */
 type Filters = typeof FILTERS | typeof MINUTE_FILTERS;
-
-/**
- * How a summary over `query`'s time range is read: the whole minutes inside it from
- * `spend_minute` (`minutes`, bounds on minute starts), and the records of the partial minutes
- * at either end from `spend_record` (`records`, zero to two ranges). A range inside one minute
- * is read from the records alone. Every record in the range is in exactly one part.
- */
-export function minuteSpans(query: SpendRecordQuery): {
-  minutes: SpendRecordQuery | null;
-  records: SpendRecordQuery[];
-} {
-  const { sinceMs, untilMs } = query;
-  // The first whole minute starts at or after sinceMs; the last one ends at or before untilMs.
-  const from = sinceMs === undefined ? undefined : -minuteOf(-sinceMs);
-  const to = untilMs === undefined ? undefined : minuteOf(untilMs);
-  if (from !== undefined && to !== undefined && from >= to) {
-    return { minutes: null, records: [query] };
-  }
-  const records: SpendRecordQuery[] = [];
-  if (sinceMs !== undefined && sinceMs < from!) records.push({ ...query, untilMs: from });
-  if (untilMs !== undefined && to! < untilMs) records.push({ ...query, sinceMs: to });
-  return { minutes: { ...query, sinceMs: from, untilMs: to }, records };
-}
 
 /** Runs `sql(where)` for a query (see {@link recordFilter}): one statement per shape, prepared on first use. */
 function queryByFilters<Row>(

@@ -98,7 +98,7 @@ type Reply = [number[], string, string, string, number];
 
 describe("redis batch script", () => {
   const client = new Redis(redisUrl);
-  client.defineCommand("spendBatch", { numberOfKeys: 6, lua: batchScript });
+  client.defineCommand("spendBatch", { numberOfKeys: 8, lua: batchScript });
   const run = (keys: string[], operations: string) =>
     (client as unknown as Record<string, (...args: string[]) => Promise<Reply>>).spendBatch!(
       ...keys,
@@ -121,7 +121,7 @@ describe("redis batch script", () => {
         async (batches) => {
           window += 1;
           const base = `{${prefix}}:${window}`;
-          // The script's six keys, in its order; the last two are shared by every window.
+          // The script's eight keys, in its order; the last four are shared by every window.
           const keys = [
             base,
             `${base}:live`,
@@ -129,6 +129,8 @@ describe("redis batch script", () => {
             `${base}:done`,
             `{${prefix}}:windows`,
             `{${prefix}}:records`,
+            `{${prefix}}:minutes`,
+            `{${prefix}}:minutes:fields`,
           ];
           const model = new WindowModel();
           // Clocks never go back from one batch to the next; within a batch each operation
@@ -179,12 +181,55 @@ describe("redis batch script", () => {
             new Map(liveModel.map(([id, { expiresAtMs }]) => [id, String(expiresAtMs)])),
           );
           expect(new Set(done)).toEqual(model.finished);
+          // The minute sums are the sums of the records booked, every window's so far.
+          const records = pairs(await client.zrange(keys[5]!, 0, -1, "WITHSCORES"));
+          const { from, ...sums } = await client.hgetall(keys[6]!);
+          // A field's JSON as Redis writes it (which escapes "/"), read back.
+          const normal = (field: string) => {
+            const at = field.indexOf("\n");
+            return `${field.slice(0, at)}\n${JSON.stringify(JSON.parse(field.slice(at + 1)))}`;
+          };
+          expect(
+            Object.fromEntries(Object.entries(sums).map(([field, sum]) => [normal(field), sum])),
+          ).toEqual(minuteSumsOf(records));
+          const fields = pairs(await client.zrange(keys[7]!, 0, -1, "WITHSCORES"));
+          expect(new Map(fields)).toEqual(
+            new Map(Object.keys(sums).map((field) => [field, field.split("\n")[0]])),
+          );
+          // The sums begin the minute after the first record's.
+          const first = Math.min(...records.map(([, score]) => Number(score)));
+          expect(Number(from)).toBe(first - (first % 60_000) + 60_000);
         },
       ),
       { numRuns: 150 },
     );
   });
 });
+
+/** What the minute sums hold for `records` ([JSON, time] pairs), as the script writes them. */
+function minuteSumsOf(records: [string, string][]): Record<string, string> {
+  const sums = new Map<string, number[]>();
+  for (const [json, time] of records) {
+    const record = JSON.parse(json);
+    const minute = Number(time) - (Number(time) % 60_000);
+    const series = [record.windowKey, record.rung, record.connectionId, record.model];
+    const field = `${minute}\n${JSON.stringify([...series, record.clientKeyId])}`;
+    const add = [
+      1,
+      record.costMicroUsd,
+      record.inputTokens,
+      record.outputTokens,
+      record.cachedInputTokens,
+      record.cacheWriteTokens,
+    ];
+    const sum = sums.get(field) ?? [0, 0, 0, 0, 0, 0];
+    sums.set(
+      field,
+      sum.map((value, index) => value + add[index]!),
+    );
+  }
+  return Object.fromEntries([...sums].map(([field, sum]) => [field, sum.join(" ")]));
+}
 
 /** A step's four script arguments, as the store sends them (see redis-scripts.ts). */
 function argsOf(entry: Step, nowMs: number): BatchOperation["args"] {
@@ -194,7 +239,26 @@ function argsOf(entry: Step, nowMs: number): BatchOperation["args"] {
       return [`id-${entry.id}`, String(entry.amount), budget, nowMs + entry.lifetime];
     }
     case "s":
-      return [`id-${entry.id}`, String(entry.cost), nowMs, `{"id":${entry.id}}`];
+      // A record as the store books it (the fields the minute sums read, and two it does not).
+      return [
+        `id-${entry.id}`,
+        String(entry.cost),
+        nowMs,
+        JSON.stringify({
+          time: new Date(nowMs).toISOString(),
+          windowKey: "day",
+          rung: "cheap",
+          connectionId: entry.id % 2 === 0 ? "openai" : "open/router",
+          model: "gpt-4.1-mini",
+          inputTokens: 1000 + entry.id,
+          outputTokens: 10 * entry.cost,
+          cachedInputTokens: entry.id,
+          cacheWriteTokens: entry.cost % 7,
+          costMicroUsd: entry.cost,
+          clientKeyId: entry.id % 3 === 0 ? null : `key-${entry.id % 3}`,
+          reservationId: `id-${entry.id}`,
+        }),
+      ];
     case "l":
       return [`id-${entry.id}`, "", "", ""];
     case "x":

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { createSpendLedger, isRefusal, type SpendLedger } from "../src/index";
+import { createSpendLedger, isRefusal, type SpendLedger, summarize } from "../src/index";
 import { createRedisSpendStore } from "../src/redis";
 import { redisUrl, uniquePrefix } from "./redis-url";
 import { describeSpendStoreContract } from "./store-contract";
@@ -248,6 +248,54 @@ describe("redis spend store", () => {
     expect(ledger.spentUsd("cheap")).toBe(0.06);
     expect(ledger.reservedUsd("cheap")).toBe(0);
     expect(store.journalSize()).toBe(0);
+    await store.close();
+  });
+
+  it("sums records an earlier version booked without minute sums from the records themselves", async () => {
+    const keyPrefix = `${filePrefix}:minutes`;
+    const startMs = Date.UTC(2026, 11, 2, 9, 0, 30);
+    let nowMs = startMs;
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => nowMs });
+    const book = async (index: number) => {
+      const reservation = await ledger.reserve({
+        rung: "cheap",
+        connectionId: "deepseek",
+        model: "deepseek-chat",
+        maxCostUsd: 0.01,
+        requestId: `m-${index}`,
+      });
+      if (isRefusal(reservation)) throw new Error("refused");
+      await ledger.settle(reservation, 0.001 * (index + 1), {
+        ...usage,
+        clientKeyId: index % 2 === 0 ? "alice" : null,
+      });
+      await ledger.flush();
+    };
+    // Three minutes of records as an earlier version left them: records, no minute sums.
+    for (let index = 0; index < 6; index++, nowMs += 30_000) await book(index);
+    await admin.del(`{${keyPrefix}}:minutes`, `{${keyPrefix}}:minutes:fields`);
+    // Then three minutes more with sums: they begin the minute after the first of these.
+    for (let index = 6; index < 12; index++, nowMs += 30_000) await book(index);
+    const from = Number(await admin.hget(`{${keyPrefix}}:minutes`, "from"));
+    expect(from).toBe(Date.UTC(2026, 11, 2, 9, 4));
+    const all = await ledger.records({});
+    expect(all).toHaveLength(12);
+    const offsets = [0, 29_999, 30_000, 90_000, 240_000, 269_999, 270_000, 330_000, 400_000];
+    const queries = [
+      {},
+      { clientKeyId: "alice" },
+      ...offsets.flatMap((since) => [
+        { sinceMs: startMs + since },
+        { untilMs: startMs + since, rung: "cheap" },
+        ...offsets.map((until) => ({ sinceMs: startMs + since, untilMs: startMs + until })),
+      ]),
+    ];
+    for (const query of queries) {
+      expect(await ledger.summary(query), JSON.stringify(query)).toEqual(
+        summarize(await ledger.records(query)),
+      );
+    }
     await store.close();
   });
 

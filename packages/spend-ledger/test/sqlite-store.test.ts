@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSpendLedger, type SpendRecordQuery } from "../src/index";
+import { minuteSpans } from "../src/spend-minutes";
 import { createSqliteSpendStore } from "../src/sqlite";
-import { MINUTE_FILTERS, minuteSpans, recordFilter } from "../src/sqlite-spend-file";
+import { MINUTE_FILTERS, recordFilter } from "../src/sqlite-spend-file";
 import { describeSpendStoreContract } from "./store-contract";
 import { makeTempDir } from "./temp-dir";
 
