@@ -2,6 +2,7 @@ import { type BatchAnswer, type BatchOperation, createBatchQueue } from "./redis
 import type { RedisKeyLayout, WindowRef } from "./redis-keys";
 import type { PublishFolding } from "./redis-publish";
 import type { RunBatch } from "./redis-script-call";
+import { encodeSettleRecord } from "./redis-scripts";
 import type {
   StoreReleaseRequest,
   StoreReleaseResult,
@@ -81,7 +82,7 @@ export function createRedisOperations(options: {
           String(record.costMicroUsd),
           Date.parse(record.time),
           // An empty record books the cost and keeps no record (see `keepRecord`).
-          request.keepRecord === false ? "" : JSON.stringify(record),
+          request.keepRecord === false ? "" : encodeSettleRecord(record),
         ],
         urgent,
       ).then((answer) => ({

@@ -13,7 +13,7 @@
 //   ARGV[4] the operations, six fields each, every field of every operation joined by '\n'
 //     (see encodeOperations): kind, now (epoch ms), id, a, b, c —
 //     'r' reserve:  a amount, b budget ('' = none), c expiresAtMs   flag: admitted
-//     's' settle:   a cost, b record time (epoch ms), c record JSON  flag: booked
+//     's' settle:   a cost, b record time (epoch ms), c the record   flag: booked
 //                   (c '' books the cost and keeps no record: a budget scope beside its rung)
 //     'l' release:  a, b, c unused                                  flag: released (was live)
 //     'x' refresh:  id, a, b, c unused; expires stale reservations   flag: 0
@@ -27,23 +27,24 @@
 // caller leaves the channel empty to fold a burst of changes into one later publish (see
 // `publishIntervalMs` in redis-store-options.ts); a refresh can force that publish.
 //
-// A settle's record is also added to its minute's sums (see spend-minutes.ts): KEYS[7] field
-// '<minute start ms>\n<JSON [windowKey, rung, connectionId, model, clientKeyId]>' holds
-// 'requests cost input output cachedInput cacheWrite' as decimal integers, and KEYS[8] scores
-// each such field by its minute, so a summary finds a time range's fields without a scan. The
-// sums of a batch are gathered first and written once per field. KEYS[7] field 'from' is the
+// A settle's record (see encodeSettleRecord) is also added to its minute's sums (see
+// spend-minutes.ts): KEYS[7] field '<minute start ms>\n<series>' holds 'requests cost input
+// output cachedInput cacheWrite' as decimal integers, and KEYS[8] scores each such field by its
+// minute, so a summary finds a time range's fields without a scan. The sums of a batch are
+// gathered first and written once per field. KEYS[7] field 'from' is the
 // first minute whose sums are complete: set by the first record booked with sums (the minute
 // after it), so the records a store of an earlier version booked, which have none, are read
 // as records.
 
 import type { BatchOperation } from "./redis-batch";
+import type { SpendRecord } from "./spend-record";
 
 /**
  * The script's ARGV[4]: every field of every operation joined by '\n'. One argument instead of
  * six per operation: the client's command encoder works per argument (a turn's call carries
  * tens of operations), and the script reads the fields back with a plain string search. No
- * field may hold a '\n': kinds and numbers cannot, a record's JSON never does (JSON.stringify
- * escapes control characters), and the store refuses a reservation id that does
+ * field may hold a '\n': kinds and numbers cannot, a settle's record never does (see
+ * {@link encodeSettleRecord}), and the store refuses a reservation id that does
  * ({@link isFieldSafe}).
  */
 export function encodeOperations(
@@ -58,6 +59,27 @@ export function encodeOperations(
     encoded += `${encoded === "" ? "" : "\n"}${kind}\n${nowMs}\n${id}\n${a}\n${b}\n${c}`;
   }
   return encoded;
+}
+
+/**
+ * A settle's record as the script's field `c`: the record's series (JSON
+ * `[windowKey, rung, connectionId, model, clientKeyId]`, which names its minute sums), its token
+ * counts (input, output, cached input, cache write), and the record's JSON, which the records'
+ * sorted set keeps, separated by tabs. The script reads the sums from the first two with plain
+ * string searches instead of decoding the record's JSON in Redis: on calls of ten reserves and
+ * ten settles, 172 µs of Redis time without sums, 248 with sums from the decoded JSON, 220 this
+ * way. JSON never holds a raw tab or line break (JSON.stringify escapes them).
+ */
+export function encodeSettleRecord(record: SpendRecord): string {
+  const series = [
+    record.windowKey,
+    record.rung,
+    record.connectionId,
+    record.model,
+    record.clientKeyId,
+  ];
+  const counts = `${record.inputTokens} ${record.outputTokens} ${record.cachedInputTokens} ${record.cacheWriteTokens}`;
+  return `${JSON.stringify(series)}\t${counts}\t${JSON.stringify(record)}`;
 }
 
 /** True when `value` can travel as one field of {@link encodeOperations}. */
@@ -132,41 +154,46 @@ local function reserve(id, amount, budget, expiresAt)
   changed = true
   return 1
 end
--- The batch's additions to the minute sums, by field, in the order first seen.
-local minuteSums, minuteFields = {}, {}
-local function text(value)
-  if type(value) == 'string' then return value end
-  return cjson.null
-end
-local function count(value) return tonumber(value) or 0 end
-local function addToMinute(timeMs, record)
-  local r = cjson.decode(record)
+-- The batch's additions to the minute sums, by minute and series; \`added\` lists them in the
+-- order first seen.
+local minuteSums, added = {}, {}
+local function addToMinute(timeMs, series, counts, cost)
   local t = tonumber(timeMs)
-  local minute = string.format('%d', t - t % 60000)
-  local field = minute .. '\\n' .. cjson.encode({
-    text(r.windowKey), text(r.rung), text(r.connectionId), text(r.model), text(r.clientKeyId)
-  })
-  local sums = minuteSums[field]
-  if not sums then
-    sums = { minute = minute, 0, 0, 0, 0, 0, 0 }
-    minuteSums[field] = sums
-    minuteFields[#minuteFields + 1] = field
+  local minute = t - t % 60000
+  local ofMinute = minuteSums[minute]
+  if not ofMinute then
+    ofMinute = {}
+    minuteSums[minute] = ofMinute
   end
+  local sums = ofMinute[series]
+  if not sums then
+    sums = { 0, 0, 0, 0, 0, 0, minute = minute, series = series }
+    ofMinute[series] = sums
+    added[#added + 1] = sums
+  end
+  local input, output, cached, written =
+    string.match(counts, '^(%-?%d+) (%-?%d+) (%-?%d+) (%-?%d+)$')
   sums[1] = sums[1] + 1
-  sums[2] = sums[2] + count(r.costMicroUsd)
-  sums[3] = sums[3] + count(r.inputTokens)
-  sums[4] = sums[4] + count(r.outputTokens)
-  sums[5] = sums[5] + count(r.cachedInputTokens)
-  sums[6] = sums[6] + count(r.cacheWriteTokens)
+  sums[2] = sums[2] + tonumber(cost)
+  sums[3] = sums[3] + tonumber(input)
+  sums[4] = sums[4] + tonumber(output)
+  sums[5] = sums[5] + tonumber(cached)
+  sums[6] = sums[6] + tonumber(written)
 end
--- SADD marks the id finished and tells whether it already was, in one call.
-local function settle(id, cost, timeMs, record)
+-- SADD marks the id finished and tells whether it already was, in one call. \`booked\` is the
+-- record (see encodeSettleRecord), or '' to keep none.
+local function settle(id, cost, timeMs, booked)
   if redis.call('SADD', KEYS[4], id) == 0 then return 0 end
   removeLive(id)
   spent = spent + tonumber(cost)
-  -- Summed only when the set took it: the sums are always those of the records it holds.
-  if record ~= '' and redis.call('ZADD', KEYS[6], timeMs, record) == 1 then
-    addToMinute(timeMs, record)
+  if booked ~= '' then
+    local seriesEnd = string.find(booked, '\\t', 1, true)
+    local countsEnd = string.find(booked, '\\t', seriesEnd + 1, true)
+    -- Summed only when the set took it: the sums are always those of the records it holds.
+    if redis.call('ZADD', KEYS[6], timeMs, string.sub(booked, countsEnd + 1)) == 1 then
+      addToMinute(timeMs, string.sub(booked, 1, seriesEnd - 1),
+        string.sub(booked, seriesEnd + 1, countsEnd - 1), cost)
+    end
   end
   changed = true
   return 1
@@ -200,8 +227,9 @@ while at <= #batch do
   flags[#flags + 1] = flag
 end
 if not exact then readFirst() end
-for _, field in ipairs(minuteFields) do
-  local sums = minuteSums[field]
+for _, sums in ipairs(added) do
+  local minute = decimal(sums.minute)
+  local field = minute .. '\\n' .. sums.series
   local stored = redis.call('HGET', KEYS[7], field)
   if stored then
     local index = 1
@@ -210,13 +238,13 @@ for _, field in ipairs(minuteFields) do
       index = index + 1
     end
   else
-    redis.call('ZADD', KEYS[8], sums.minute, field)
+    redis.call('ZADD', KEYS[8], minute, field)
   end
   redis.call('HSET', KEYS[7], field,
     string.format('%d %d %d %d %d %d', sums[1], sums[2], sums[3], sums[4], sums[5], sums[6]))
 end
-if #minuteFields > 0 and redis.call('HEXISTS', KEYS[7], 'from') == 0 then
-  redis.call('HSET', KEYS[7], 'from', decimal(tonumber(minuteSums[minuteFields[1]].minute) + 60000))
+if #added > 0 and redis.call('HEXISTS', KEYS[7], 'from') == 0 then
+  redis.call('HSET', KEYS[7], 'from', decimal(added[1].minute + 60000))
 end
 local spentText, reservedText = decimal(spent), decimal(reserved)
 if changed then
