@@ -26,30 +26,30 @@ export async function minuteSumsFrom(
 /**
  * The sums of the minutes `query` bounds (its time bounds are minute starts, see
  * `minuteSpans`) that its rung, client key and budget window select, per field: one group per
- * minute and series, which `summaryOfGroups` adds up. Read a page of fields at a time, each
- * page's sums in one `HMGET` of the fields the query selects.
+ * minute and series, which `summaryOfGroups` adds up; and `requests`, the requests of every
+ * series of those minutes, selected or not, which the caller checks against the records (see
+ * the Redis store's `summary`). Read a page of fields at a time, each page's sums in one
+ * `HMGET`.
  */
 export async function minuteGroups(
   client: Redis,
   layout: Pick<RedisKeyLayout, "minuteSumsKey" | "minuteFieldsKey">,
   query: SpendRecordQuery,
-): Promise<RecordGroup[]> {
+): Promise<{ groups: RecordGroup[]; requests: number }> {
   const groups: RecordGroup[] = [];
+  let total = 0;
   const pages = memberPages(client, layout.minuteFieldsKey, query.sinceMs, query.untilMs);
   for await (const fields of pages) {
-    const selected: { field: string; series: FieldSeries }[] = [];
-    for (const field of fields) {
-      const series = JSON.parse(field.slice(field.indexOf("\n") + 1)) as FieldSeries;
-      if (selects(query, series)) selected.push({ field, series });
-    }
-    if (selected.length === 0) continue;
-    const sums = await client.hmget(layout.minuteSumsKey, ...selected.map(({ field }) => field));
-    selected.forEach(({ series }, index) => {
+    const sums = await client.hmget(layout.minuteSumsKey, ...fields);
+    fields.forEach((field, index) => {
       const stored = sums[index];
       if (stored == null) return;
       const [requests, cost, input, output, cachedInput, cacheWrite] = stored
         .split(" ")
         .map(Number);
+      total += requests!;
+      const series = JSON.parse(field.slice(field.indexOf("\n") + 1)) as FieldSeries;
+      if (!selects(query, series)) return;
       groups.push({
         rung: series[1],
         connectionId: series[2],
@@ -63,7 +63,7 @@ export async function minuteGroups(
       });
     });
   }
-  return groups;
+  return { groups, requests: total };
 }
 
 /** True when the series of a minute sums field is one `query` selects. */

@@ -24,6 +24,7 @@ import {
 } from "./settle-journal";
 import { minuteSpans } from "./spend-minutes";
 import {
+  type RecordGroup,
   type SpendRecord,
   type SpendRecordQuery,
   summarize,
@@ -305,9 +306,19 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         const from = await minuteSumsFrom(client, layout);
         const { minutes, records } =
           from === null ? { minutes: null, records: [query] } : minuteSpans(query, from);
-        const summary = summaryOfGroups(
-          minutes === null ? [] : await minuteGroups(client, layout, minutes),
-        );
+        let groups: RecordGroup[] = [];
+        if (minutes !== null) {
+          const sums = await minuteGroups(client, layout, minutes);
+          // The sums stand for those minutes only when they count every record there: a
+          // replica of an earlier version books records without sums (and records are never
+          // taken out, so a record booked meanwhile can only make the count larger). Otherwise
+          // those minutes are read from the records too.
+          const until = minutes.untilMs === undefined ? "+inf" : `(${minutes.untilMs}`;
+          const recorded = await client.zcount(recordsKey, String(minutes.sinceMs), until);
+          if (recorded === sums.requests) groups = sums.groups;
+          else records.push(minutes);
+        }
+        const summary = summaryOfGroups(groups);
         for (const span of records) {
           for await (const page of recordPages(client, recordsKey, span)) summarize(page, summary);
         }

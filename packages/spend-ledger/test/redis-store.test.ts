@@ -279,8 +279,12 @@ describe("redis spend store", () => {
     for (let index = 6; index < 12; index++, nowMs += 30_000) await book(index);
     const from = Number(await admin.hget(`{${keyPrefix}}:minutes`, "from"));
     expect(from).toBe(Date.UTC(2026, 11, 2, 9, 4));
+    // A replica of an earlier version books one more, after the sums began: a record alone.
+    const late = { ...(await ledger.records({}))[11]!, reservationId: "old-replica" };
+    late.time = new Date(startMs + 280_000).toISOString();
+    await admin.zadd(`{${keyPrefix}}:records`, startMs + 280_000, JSON.stringify(late));
     const all = await ledger.records({});
-    expect(all).toHaveLength(12);
+    expect(all).toHaveLength(13);
     const offsets = [0, 29_999, 30_000, 90_000, 240_000, 269_999, 270_000, 330_000, 400_000];
     const queries = [
       {},
