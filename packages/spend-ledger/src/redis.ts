@@ -135,8 +135,19 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
   });
   let subscribedOnce = false;
   subscriber.on("ready", () => {
-    // After a reconnect, messages published while disconnected are gone: reload the totals.
-    if (subscribedOnce && !closed) loadAll().catch(markDown);
+    // After a reconnect, messages published while disconnected are gone: reload the totals,
+    // but only once the channel is subscribed again. This event comes before ioredis sends
+    // its own resubscribe, so a reload started here could read the totals before another
+    // replica's change and the subscription start after that replica's message: this replica
+    // would keep the older totals until the window's next change. Subscribing first (twice is
+    // harmless) and reloading on its answer leaves no such gap; a message that arrives
+    // meanwhile and the reload agree, the sequence number orders them.
+    if (subscribedOnce && !closed) {
+      subscriber
+        .subscribe(channel)
+        .then(() => loadAll())
+        .catch(markDown);
+    }
   });
 
   const ready = () => {
