@@ -22,7 +22,7 @@ import {
   type JournalEntry,
   type SettleJournal,
 } from "./settle-journal";
-import { minuteSpans } from "./spend-minutes";
+import { minuteOf, minuteSpans } from "./spend-minutes";
 import {
   type RecordGroup,
   type SpendRecord,
@@ -313,10 +313,14 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
     summary: (query: SpendRecordQuery) =>
       run("summary", async () => {
         // Whole minutes from their sums, the rest from the records (see spend-minutes.ts); every
-        // read page by page, so a long window is never held in memory whole.
+        // read page by page, so a long window is never held in memory whole. The minute now
+        // running (by this process's clock) is read from the records: settles land in it while
+        // the sums are read, and would make the count below disagree with them.
         const from = await minuteSumsFrom(client, layout);
         const { minutes, records } =
-          from === null ? { minutes: null, records: [query] } : minuteSpans(query, from);
+          from === null
+            ? { minutes: null, records: [query] }
+            : minuteSpans(query, from, minuteOf(Date.now()));
         let groups: RecordGroup[] = [];
         if (minutes !== null) {
           const sums = await minuteGroups(client, layout, minutes);

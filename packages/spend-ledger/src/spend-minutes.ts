@@ -19,19 +19,22 @@ export function minuteOf(timeMs: number): number {
  * sums (`minutes`, its time bounds being minute starts), and the records of the partial
  * minutes at either end (`records`, zero to two ranges). A range within one minute is read from
  * the records alone. Where the sums begin only at `sumsFromMs` (a minute start: records older
- * than that have none), everything before it is read from the records too. Every record of the
- * range is in exactly one part.
+ * than that have none), everything before it is read from the records too, and where they are
+ * to end at `sumsUntilMs` (a minute start), everything from it on. Every record of the range is
+ * in exactly one part.
  */
 export function minuteSpans(
   query: SpendRecordQuery,
   sumsFromMs?: number,
+  sumsUntilMs?: number,
 ): { minutes: SpendRecordQuery | null; records: SpendRecordQuery[] } {
   const { sinceMs, untilMs } = query;
   // The first whole minute starts at or after sinceMs (and sumsFromMs); the last one ends at or
-  // before untilMs.
+  // before untilMs (and sumsUntilMs).
   let from = sinceMs === undefined ? undefined : -minuteOf(-sinceMs);
   if (sumsFromMs !== undefined && (from === undefined || from < sumsFromMs)) from = sumsFromMs;
-  const to = untilMs === undefined ? undefined : minuteOf(untilMs);
+  let to = untilMs === undefined ? undefined : minuteOf(untilMs);
+  if (sumsUntilMs !== undefined && (to === undefined || to > sumsUntilMs)) to = sumsUntilMs;
   if (from !== undefined && to !== undefined && from >= to) {
     return { minutes: null, records: [query] };
   }
@@ -39,6 +42,8 @@ export function minuteSpans(
   if (from !== undefined && (sinceMs === undefined || sinceMs < from)) {
     records.push({ ...query, untilMs: from });
   }
-  if (to !== undefined && to < untilMs!) records.push({ ...query, sinceMs: to });
+  if (to !== undefined && (untilMs === undefined || to < untilMs)) {
+    records.push({ ...query, sinceMs: to });
+  }
   return { minutes: { ...query, sinceMs: from, untilMs: to }, records };
 }
