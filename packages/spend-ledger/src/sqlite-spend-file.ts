@@ -185,23 +185,17 @@ export function prepareSpendReads(db: Database.Database): SpendFileReads {
     db,
     (where) => `SELECT * FROM spend_record ${where} ORDER BY time_ms, rowid`,
   );
-  const selectSums = queryByFilters<RecordGroup>(
-    db,
-    (where) =>
-      `SELECT rung, connection_id AS connectionId, model, COUNT(*) AS requests,
-         SUM(cost_micro_usd) AS costMicroUsd, SUM(input_tokens) AS inputTokens,
-         SUM(output_tokens) AS outputTokens, SUM(cached_input_tokens) AS cachedInputTokens,
-         SUM(cache_write_tokens) AS cacheWriteTokens
-       FROM spend_record ${where} GROUP BY rung, connection_id, model`,
-  );
+  // The same sums from the records (a request a row) and from the minute sums (theirs a row).
+  const groupSums = (table: string, requests: string) => (where: string) =>
+    `SELECT rung, connection_id AS connectionId, model, ${requests} AS requests,
+       SUM(cost_micro_usd) AS costMicroUsd, SUM(input_tokens) AS inputTokens,
+       SUM(output_tokens) AS outputTokens, SUM(cached_input_tokens) AS cachedInputTokens,
+       SUM(cache_write_tokens) AS cacheWriteTokens
+     FROM ${table} ${where} GROUP BY rung, connection_id, model`;
+  const selectSums = queryByFilters<RecordGroup>(db, groupSums("spend_record", "COUNT(*)"));
   const selectMinuteSums = queryByFilters<RecordGroup>(
     db,
-    (where) =>
-      `SELECT rung, connection_id AS connectionId, model, SUM(requests) AS requests,
-         SUM(cost_micro_usd) AS costMicroUsd, SUM(input_tokens) AS inputTokens,
-         SUM(output_tokens) AS outputTokens, SUM(cached_input_tokens) AS cachedInputTokens,
-         SUM(cache_write_tokens) AS cacheWriteTokens
-       FROM spend_minute ${where} GROUP BY rung, connection_id, model`,
+    groupSums("spend_minute", "SUM(requests)"),
     MINUTE_FILTERS,
   );
   return {
