@@ -99,8 +99,9 @@ export interface SpendLedger {
   records(query?: SpendRecordQuery): Promise<SpendRecord[]>;
   /**
    * The sums of the settled records `records(query)` would list, overall and per rung,
-   * connection and model: summed by the store where it can (SQLite sums in SQL, so a status
-   * read over a long window does not load every record into memory).
+   * connection and model: summed by the store where it can (SQLite and Redis from per-minute
+   * sums kept beside the records, so a status read over a long or busy window does not load
+   * every record into memory).
    */
   summary(query?: SpendRecordQuery): Promise<SpendSummary>;
   /** Resolves when the store is ready. */
