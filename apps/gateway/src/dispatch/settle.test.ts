@@ -4,6 +4,7 @@ import {
   createSpendLedger,
   isRefusal,
   microToUsd,
+  priceWorstCase,
   usdToMicro,
 } from "@planfirst/spend-ledger";
 import fc from "fast-check";
@@ -80,12 +81,20 @@ describe("settleSpend (rule B8)", () => {
           model: "m",
           rung: "cheap",
         } as unknown as DispatchTarget;
+        // Reserved as the gateway reserves: every input token at its dearest price, which may be
+        // a cache read when a price list makes that dearer than plain input.
+        const scan = {
+          inputTokens: worstCase.inputTokens,
+          requestedOutputTokens: worstCase.outputTokens,
+          choices: 1,
+          cacheControl: false,
+        };
         const reserved = await ledger.reserve({
           rung: "cheap",
           connectionId: "router",
           model: "m",
           requestId: request.requestId,
-          maxCostUsd: microToUsd(costOf(worstCase, priced)),
+          maxCostUsd: microToUsd(priceWorstCase(scan, priced).costMicroUsd),
         });
         if (isRefusal(reserved)) throw new Error("an unbudgeted rung refused");
         const deps = { ledger, logger: silentLogger } as Parameters<typeof settleSpend>[0];
@@ -98,7 +107,26 @@ describe("settleSpend (rule B8)", () => {
         const [record] = await ledger.records();
         expect(record?.costMicroUsd).toBe(booked);
       }),
-      { numRuns: 500 },
+      {
+        numRuns: 500,
+        // A cache read dearer than plain input, no usage reported: the reservation must have
+        // priced the prompt as a cache read for its amount to cover the bill.
+        examples: [
+          [
+            { inputPerMTok: 0, outputPerMTok: 0, cachedInputPerMTok: 0.001 },
+            {
+              worstCase: { inputTokens: 3, outputTokens: 1 },
+              billed: {
+                inputTokens: 2,
+                outputTokens: 0,
+                cachedInputTokens: 1,
+                cacheWriteTokens: 0,
+              },
+              reported: { usage: null, final: true },
+            },
+          ],
+        ],
+      },
     );
   });
 });
