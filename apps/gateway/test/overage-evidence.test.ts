@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { claudeRateLimited, claudeUnifiedHeaders, type Reply } from "@planfirst/fake-upstream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { claudeUsagePayload, STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
 import {
   CLAUDE_HARD_STOP_ENTRY,
@@ -15,6 +15,16 @@ import {
 } from "./harness";
 
 const bed = useTestBed(STANDARD_FAKES);
+
+// Removed once every test's gateways are closed (after each test): a gateway still writes its
+// spend, request log and status history to Redis, and its journal, as it closes.
+const leftovers: Array<{ keyPrefix: string; dir: string }> = [];
+afterAll(async () => {
+  for (const { keyPrefix, dir } of leftovers) {
+    await deleteRedisKeys(keyPrefix);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 const hour = 3_600_000;
 const minute = 60_000;
 
@@ -177,46 +187,42 @@ describe("live overage evidence decides a Claude login's auto/subscription safet
   it("E4: one evidence `on` takes effect at once on every replica (Redis)", async () => {
     const storage = redisStorage();
     const dir = mkdtempSync(join(tmpdir(), "planfirst-evidence-"));
-    try {
-      const a = await bed.start({
-        config: standardConfig(bed.fakes),
-        env: TEST_ENV,
-        storage: { ...storage, journalPath: join(dir, "a.db") },
-      });
-      const b = await bed.start({
-        config: standardConfig(bed.fakes),
-        env: TEST_ENV,
-        storage: { ...storage, journalPath: join(dir, "b.db") },
-        clock: a.clock,
-      });
-      await Promise.all([a.server.gateway.ready(), b.server.gateway.ready()]);
-      bed.fakes.plan.script(() => ({ headers: planHeaders(a.clock.now(), "rejected") }));
-      expect((await strict(b.url)).response.status).toBe(200);
-      bed.fakes.plan.script([THIRD_PARTY_400]);
-      const thrifty = await post(a.url, "/v1/chat/completions", chatBody("auto/thrifty"));
-      expect(thrifty.headers.get("x-planfirst-rung")).toBe("cheap");
-      const hits = bed.fakes.plan.completionHits().length;
-      // Past the money refusal's own backoff, so only the evidence keeps it out on replica b.
-      a.clock.advance(20_000);
-      let refused = 0;
-      const deadline = Date.now() + 3_000;
-      while (Date.now() < deadline) {
-        const answer = await strict(b.url);
-        if (answer.response.status === 429) {
-          refused++;
-          break;
-        }
+    leftovers.push({ keyPrefix: storage.keyPrefix, dir });
+    const a = await bed.start({
+      config: standardConfig(bed.fakes),
+      env: TEST_ENV,
+      storage: { ...storage, journalPath: join(dir, "a.db") },
+    });
+    const b = await bed.start({
+      config: standardConfig(bed.fakes),
+      env: TEST_ENV,
+      storage: { ...storage, journalPath: join(dir, "b.db") },
+      clock: a.clock,
+    });
+    await Promise.all([a.server.gateway.ready(), b.server.gateway.ready()]);
+    bed.fakes.plan.script(() => ({ headers: planHeaders(a.clock.now(), "rejected") }));
+    expect((await strict(b.url)).response.status).toBe(200);
+    bed.fakes.plan.script([THIRD_PARTY_400]);
+    const thrifty = await post(a.url, "/v1/chat/completions", chatBody("auto/thrifty"));
+    expect(thrifty.headers.get("x-planfirst-rung")).toBe("cheap");
+    const hits = bed.fakes.plan.completionHits().length;
+    // Past the money refusal's own backoff, so only the evidence keeps it out on replica b.
+    a.clock.advance(20_000);
+    let refused = 0;
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline) {
+      const answer = await strict(b.url);
+      if (answer.response.status === 429) {
+        refused++;
+        break;
       }
-      expect(refused).toBe(1);
-      // Whatever raced pub/sub, nothing after the refusal's propagation reached the plan again.
-      const after = bed.fakes.plan.completionHits().length;
-      expect((await strict(b.url)).response.status).toBe(429);
-      expect(bed.fakes.plan.completionHits()).toHaveLength(after);
-      expect(after - hits).toBeLessThanOrEqual(1);
-    } finally {
-      await deleteRedisKeys(storage.keyPrefix);
-      rmSync(dir, { recursive: true, force: true });
     }
+    expect(refused).toBe(1);
+    // Whatever raced pub/sub, nothing after the refusal's propagation reached the plan again.
+    const after = bed.fakes.plan.completionHits().length;
+    expect((await strict(b.url)).response.status).toBe(429);
+    expect(bed.fakes.plan.completionHits()).toHaveLength(after);
+    expect(after - hits).toBeLessThanOrEqual(1);
   });
 
   it("E1/E3: a metered key's every answer is evidence `on`: an operator entry calling an OpenRouter key a hard-stop plan does not bring it to auto/subscription once it has answered", async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { deleteRedisKeys, REDIS_URL } from "../../test/harness";
 import { createRedisHistoryStore } from "./history-redis";
 import { createSqliteHistoryStore } from "./history-sqlite";
 import {
@@ -14,8 +15,11 @@ import {
 } from "./history-store";
 
 const dir = mkdtempSync(join(tmpdir(), "planfirst-history-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const redisPrefixes: string[] = [];
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  for (const prefix of redisPrefixes) await deleteRedisKeys(prefix);
+});
 const T = bucketStart(Date.parse("2026-11-30T10:00:00Z"));
 
 const stores: [string, () => StatusHistoryStore][] = [
@@ -23,11 +27,11 @@ const stores: [string, () => StatusHistoryStore][] = [
   ["sqlite", () => createSqliteHistoryStore({ path: join(dir, `${randomUUID()}.db`) })],
   [
     "redis",
-    () =>
-      createRedisHistoryStore({
-        url: REDIS_URL,
-        keyPrefix: `planfirst-test:${randomUUID()}:status`,
-      }),
+    () => {
+      const keyPrefix = `planfirst-test:${randomUUID()}:status`;
+      redisPrefixes.push(keyPrefix);
+      return createRedisHistoryStore({ url: REDIS_URL, keyPrefix });
+    },
   ],
 ];
 
