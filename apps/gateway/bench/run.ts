@@ -263,14 +263,15 @@ printTable(
   }),
 );
 console.log("");
+// Every request path, stream or not, is held to 60 % of the raw proxy.
+const TARGET_PERCENT = 60;
 for (const stream of [false, true]) {
-  const target = stream ? 50 : 60;
   const planfirst = rows.filter((row) => row.stream === stream && row.name.startsWith("planfirst"));
   if (planfirst.length === 0) continue;
   const worst = Math.min(...planfirst.map((row) => summary(row).ratio));
   console.log(
     `${stream ? "stream" : "non-stream"}: slowest planfirst path ${percent(worst)} ` +
-      `of the raw proxy, median of ${ROUNDS} rounds (target ≥ ${target} %)`,
+      `of the raw proxy, median of ${ROUNDS} rounds (target ≥ ${TARGET_PERCENT} %)`,
   );
 }
 
