@@ -21,7 +21,7 @@ import type { OnboardingPoll } from "./connectors/connector-spec";
 import { credentialPersistenceFor } from "./connectors/credential-persistence-for";
 import type { GatewayDeps } from "./deps";
 import { ConnectionSlots } from "./dispatch/connection-slots";
-import { createKeyLimiter } from "./dispatch/key-limits";
+import { keyLimiterFor } from "./dispatch/key-limits-redis";
 import type { GatewayProblem } from "./errors";
 import { buildGeneration, type Generation, type SharedParts } from "./generation";
 import type { NodeListener } from "./http/node-listener";
@@ -186,7 +186,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     ...(options.onboardingPoll ? { onboardingPoll: options.onboardingPoll } : {}),
     statusTracker,
     requestLog,
-    keyLimiter: createKeyLimiter(now),
+    keyLimiter: keyLimiterFor(options.config.storage, now, logger),
     scheduler,
     // Configured by each generation as it starts (`Generation.start`).
     slots: new ConnectionSlots([], (connection, outcome) =>
@@ -362,6 +362,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
         stores.quota.close(),
         stores.spend.close?.(),
         credentialStore.close(),
+        shared.keyLimiter.close(),
       ]);
     },
   };

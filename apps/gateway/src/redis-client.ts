@@ -12,14 +12,27 @@ export interface LazyRedis {
   connected(): Promise<void>;
 }
 
-/** A {@link LazyRedis} on `url` (default `redis://127.0.0.1:6379`). */
+/**
+ * A {@link LazyRedis} on `url` (default `redis://127.0.0.1:6379`). With `failFastMs`, a command
+ * is never queued while the client is not connected (it fails at once) and fails after that many
+ * ms without an answer: for a caller on a request's path, which must not stall behind an outage.
+ */
 export function createLazyRedis(
   url: string | undefined,
-  options: { maxRetriesPerRequest: number },
+  options: { maxRetriesPerRequest: number; failFastMs?: number },
 ): LazyRedis {
+  const failFast =
+    options.failFastMs === undefined
+      ? {}
+      : {
+          enableOfflineQueue: false,
+          commandTimeout: options.failFastMs,
+          connectTimeout: Math.max(1000, options.failFastMs),
+        };
   const client = new Redis(url ?? "redis://127.0.0.1:6379", {
     lazyConnect: true,
     maxRetriesPerRequest: options.maxRetriesPerRequest,
+    ...failFast,
   });
   client.on("error", () => undefined);
   let connecting: Promise<void> | undefined;

@@ -1,7 +1,16 @@
 import { serverError } from "@planfirst/fake-upstream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { STANDARD_FAKES, standardConfig, TEST_ENV } from "./fixtures";
-import { chatBody, messagesBody, post, useTestBed, waitFor } from "./harness";
+import {
+  chatBody,
+  createClock,
+  deleteRedisKeys,
+  messagesBody,
+  post,
+  redisStorage,
+  useTestBed,
+  waitFor,
+} from "./harness";
 
 const bed = useTestBed(STANDARD_FAKES);
 
@@ -196,5 +205,57 @@ describe("a client key's request limits", () => {
       carol,
     );
     expect(after.status).toBe(200);
+  });
+});
+
+describe("a client key's request limits on Redis storage", () => {
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    for (const prefix of prefixes) await deleteRedisKeys(prefix);
+  });
+
+  it("two replicas count one key's requests together: its rate and its requests in flight", async () => {
+    const storage = redisStorage();
+    prefixes.push(storage.keyPrefix);
+    const clock = createClock();
+    const env = { ...TEST_ENV, ...KEYS };
+    const a = await bed.start({ config: config(), env, clock, storage });
+    const b = await bed.start({ config: config(), env, clock, storage });
+    const send = (url: string, headers: Record<string, string>) =>
+      post(url, "/v1/messages", messagesBody("auto/thrifty"), headers);
+
+    // alice: requestsPerMinute 2, one request on each replica.
+    expect((await send(a.url, alice)).status).toBe(200);
+    clock.advance(10_000);
+    expect((await send(b.url, alice)).status).toBe(200);
+    for (const url of [a.url, b.url]) {
+      const over = await send(url, alice);
+      expect(over.status).toBe(429);
+      expect(over.headers.get("retry-after")).toBe("50");
+      expect((await errorOf(over)).code).toBe("key_rate_limited");
+    }
+    expect((await send(b.url, bob)).status).toBe(200);
+
+    // carol: maxConcurrent 1, held on one replica, refused on the other until it ends.
+    const held = gate();
+    const hits = bed.fakes.plan.completionHits().length;
+    bed.fakes.plan.script(async () => {
+      await held.opened;
+      return {};
+    });
+    const first = send(a.url, carol);
+    await waitFor(() => bed.fakes.plan.completionHits().length === hits + 1, {
+      what: "carol's first request to reach the plan",
+    });
+    const during = await send(b.url, carol);
+    expect(during.status).toBe(429);
+    expect(during.headers.get("retry-after")).toBe("1");
+    expect(bed.fakes.plan.completionHits()).toHaveLength(hits + 1);
+    held.open();
+    expect((await first).status).toBe(200);
+    bed.fakes.plan.script([]);
+    await waitFor(async () => (await send(b.url, carol)).status === 200, {
+      what: "carol's slot to be given back on the other replica",
+    });
   });
 });

@@ -5,7 +5,7 @@ import type { Dispatcher } from "./types";
 import { wrapDispatch } from "./wrap-dispatch";
 
 /** The span `requestsPerMinute` counts over, in ms. */
-const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = 60_000;
 
 /** What one limited key has going on in this process. */
 interface KeyUsage {
@@ -20,23 +20,41 @@ interface KeyUsage {
 }
 
 /**
- * Each client key's requests in flight and recent starts in this process, against its
- * `maxConcurrent` and `requestsPerMinute`. One per gateway process, shared by every
- * configuration it serves, so a reload neither frees the slots of requests in flight nor
- * forgets the last minute.
+ * Each client key's requests in flight and recent starts, against its `maxConcurrent` and
+ * `requestsPerMinute`. One per gateway process, shared by every configuration it serves, so a
+ * reload neither frees the slots of requests in flight nor forgets the last minute. On Redis
+ * storage the counts are shared by every replica (key-limits-redis.ts); otherwise they are this
+ * process's.
  */
 export interface KeyLimiter {
   /**
-   * Takes a slot for a request of `client` and returns the function that gives it back (call it
-   * once; later calls do nothing). Over either limit throws `GatewayError` `key_rate_limited`
-   * with a `Retry-After`: 1 s for concurrency, the time until the oldest start leaves the last
-   * 60 s for the rate.
+   * Takes a slot for a request of `client` and resolves with the function that gives it back
+   * (call it once; later calls do nothing). Over either limit rejects with `GatewayError`
+   * `key_rate_limited` and a `Retry-After`: 1 s for concurrency, the time until the oldest start
+   * leaves the last 60 s for the rate.
    */
+  admit(client: ClientIdentity, limits: ClientKeyLimits): Promise<() => void>;
+  /** Stops what the limiter runs in the background and closes its connection, if any. */
+  close(): Promise<void>;
+}
+
+/** The counts of this process alone: {@link KeyLimiter}'s `admit`, answered at once. */
+interface ProcessKeyLimiter {
+  /** As `KeyLimiter.admit`, but returns the give-back function or throws. */
   admit(client: ClientIdentity, limits: ClientKeyLimits): () => void;
 }
 
-/** Creates a limiter on the injected clock (epoch ms). */
+/** A limiter that counts this process's requests, on the injected clock (epoch ms). */
 export function createKeyLimiter(now: () => number): KeyLimiter {
+  const counts = createProcessKeyLimiter(now);
+  return {
+    admit: async (client, limits) => counts.admit(client, limits),
+    close: async () => {},
+  };
+}
+
+/** This process's counts on the injected clock (epoch ms). */
+export function createProcessKeyLimiter(now: () => number): ProcessKeyLimiter {
   const usage = new Map<string, KeyUsage>();
 
   const usageOf = (keyId: string, limits: ClientKeyLimits): KeyUsage => {
@@ -59,19 +77,13 @@ export function createKeyLimiter(now: () => number): KeyLimiter {
       const held = usageOf(client.id, limits);
       const { maxConcurrent, requestsPerMinute } = limits;
       if (maxConcurrent !== null && held.inFlight >= maxConcurrent) {
-        throw rateLimited(
-          `client key "${client.id}" has ${held.inFlight} requests in flight, its maxConcurrent`,
-          1,
-        );
+        throw concurrencyLimited(client.id, held.inFlight);
       }
       const nowMs = now();
       if (requestsPerMinute !== null && held.filled === requestsPerMinute) {
         const freeAtMs = held.starts[held.next]! + RATE_WINDOW_MS;
         if (freeAtMs > nowMs) {
-          throw rateLimited(
-            `client key "${client.id}" started ${requestsPerMinute} requests in the last 60 s, its requestsPerMinute`,
-            Math.max(1, Math.ceil((freeAtMs - nowMs) / 1000)),
-          );
+          throw startsLimited(client.id, requestsPerMinute, freeAtMs - nowMs);
         }
       }
       if (requestsPerMinute !== null) {
@@ -94,7 +106,8 @@ export function createKeyLimiter(now: () => number): KeyLimiter {
  * The dispatcher with each client key's `maxConcurrent` and `requestsPerMinute` enforced by
  * `limiter` before routing: over either, the request is refused with `429 key_rate_limited` and
  * nothing is routed, reserved or sent. The rate is a sliding 60 s window on the injected clock,
- * per gateway process (each replica counts its own requests). A request holds its concurrency
+ * counted by the limiter (every replica's requests on Redis, this process's otherwise). A
+ * request holds its concurrency
  * slot until its answer is whole, or a stream until it ends or its client goes away; the slot
  * is given back exactly once on every path. A key without limits goes straight to the
  * dispatcher: no lookup, no await, no allocation; so does an unbilled call (`count_tokens`),
@@ -105,18 +118,14 @@ export function limitClientKeys(dispatcher: Dispatcher, limiter: KeyLimiter): Di
     const limits = request.client.limits;
     // A count of tokens bills nothing and answers at once: it is not one of the key's requests.
     if (!limits || request.unbilled) return dispatcher.dispatch(request);
-    let giveBack: () => void;
-    try {
-      giveBack = limiter.admit(request.client, limits);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return dispatcher.dispatch(request).then(
-      (reply) => holdUntilEnd(reply, giveBack),
-      (error: unknown) => {
-        giveBack();
-        throw error;
-      },
+    return limiter.admit(request.client, limits).then((giveBack) =>
+      dispatcher.dispatch(request).then(
+        (reply) => holdUntilEnd(reply, giveBack),
+        (error: unknown) => {
+          giveBack();
+          throw error;
+        },
+      ),
     );
   });
 }
@@ -141,6 +150,29 @@ function holdUntilEnd(reply: GatewayReply, giveBack: () => void): GatewayReply {
     },
   };
   return { ...reply, source };
+}
+
+/** The refusal of a key with `inFlight` requests in flight, at or over its `maxConcurrent`. */
+export function concurrencyLimited(keyId: string, inFlight: number): GatewayError {
+  return rateLimited(
+    `client key "${keyId}" has ${inFlight} requests in flight, its maxConcurrent`,
+    1,
+  );
+}
+
+/**
+ * The refusal of a key that started `requestsPerMinute` requests in the last 60 s, whose oldest
+ * of them leaves that span in `freeInMs`.
+ */
+export function startsLimited(
+  keyId: string,
+  requestsPerMinute: number,
+  freeInMs: number,
+): GatewayError {
+  return rateLimited(
+    `client key "${keyId}" started ${requestsPerMinute} requests in the last 60 s, its requestsPerMinute`,
+    Math.max(1, Math.ceil(freeInMs / 1000)),
+  );
 }
 
 function rateLimited(message: string, retryAfterSec: number): GatewayError {
