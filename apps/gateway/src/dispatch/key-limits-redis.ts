@@ -123,7 +123,7 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
   const renewal = setInterval(renew, options.renewEveryMs ?? RENEW_EVERY_MS);
   renewal.unref();
 
-  const fallBack = (client: ClientIdentity, limits: ClientKeyLimits, error: unknown) => {
+  const fallBack = (identity: ClientIdentity, limits: ClientKeyLimits, error: unknown) => {
     if (!degraded) {
       degraded = true;
       logger.warn(
@@ -131,7 +131,7 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
         "client key limits: Redis did not answer, each replica counts its own requests until it does",
       );
     }
-    return local.admit(client, limits);
+    return local.admit(identity, limits);
   };
 
   return {
