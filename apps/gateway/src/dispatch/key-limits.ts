@@ -107,11 +107,10 @@ export function createProcessKeyLimiter(now: () => number): ProcessKeyLimiter {
  * `limiter` before routing: over either, the request is refused with `429 key_rate_limited` and
  * nothing is routed, reserved or sent. The rate is a sliding 60 s window on the injected clock,
  * counted by the limiter (every replica's requests on Redis, this process's otherwise). A
- * request holds its concurrency
- * slot until its answer is whole, or a stream until it ends or its client goes away; the slot
- * is given back exactly once on every path. A key without limits goes straight to the
- * dispatcher: no lookup, no await, no allocation; so does an unbilled call (`count_tokens`),
- * which is not counted.
+ * request holds its concurrency slot until its answer is whole, or a stream until it ends or its
+ * client goes away; the slot is given back exactly once on every path. A key without limits
+ * goes straight to the dispatcher: no lookup, no await, no allocation; so does an unbilled call
+ * (`count_tokens`), which is not counted.
  */
 export function limitClientKeys(dispatcher: Dispatcher, limiter: KeyLimiter): Dispatcher {
   return wrapDispatch(dispatcher, (request) => {
