@@ -135,8 +135,15 @@ export function lastBody(fake: FakeUpstream): Record<string, unknown> {
   return hit.body as Record<string, unknown>;
 }
 
-/** A TCP relay to the test Redis that can be cut: Redis then looks down to whoever used it. */
-export async function redisRelay(): Promise<{ url: string; cut(): Promise<void> }> {
+/**
+ * A TCP relay to the test Redis that can be cut: Redis then looks down to whoever used it, until
+ * `restore` listens on the same port again.
+ */
+export async function redisRelay(): Promise<{
+  url: string;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+}> {
   const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -158,6 +165,9 @@ export async function redisRelay(): Promise<{ url: string; cut(): Promise<void> 
     cut() {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    restore() {
+      return new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     },
   };
 }

@@ -135,7 +135,7 @@ describe("client key limits shared by replicas on Redis", () => {
     taken();
   });
 
-  it("when Redis stops answering, each replica counts its own requests and says so once", async () => {
+  it("when Redis stops answering, each replica counts its own requests and says so once; when it answers again, the count is shared again", async () => {
     const relay = await redisRelay();
     const { limiters, logs } = replicas(2, { url: relay.url });
     const [a, b] = limiters as [KeyLimiter, KeyLimiter];
@@ -149,5 +149,22 @@ describe("client key limits shared by replicas on Redis", () => {
     await refusal(b.admit(erin.client, erin.limits));
     expect(logs.filter((line) => line.startsWith("warn"))).toHaveLength(2);
     expect(logs.join("\n")).toContain("each replica counts its own requests");
+
+    await relay.restore();
+    const polling = key("polling", { requestsPerMinute: 1_000 });
+    await waitFor(
+      async () => {
+        await Promise.all([
+          a.admit(polling.client, polling.limits),
+          b.admit(polling.client, polling.limits),
+        ]);
+        return logs.filter((line) => line.startsWith("info")).length === 2;
+      },
+      { timeoutMs: 15_000, what: "both replicas to reach Redis again" },
+    );
+    expect(logs.join("\n")).toContain("Redis answers again, limits are shared");
+    const gina = key("gina", { requestsPerMinute: 1 });
+    await a.admit(gina.client, gina.limits);
+    await refusal(b.admit(gina.client, gina.limits));
   });
 });
