@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { RedisKeyLayout } from "./redis-keys";
 import { memberPages } from "./redis-record-pages";
+import { MINUTE } from "./spend-minutes";
 import type { RecordGroup, SpendRecordQuery } from "./spend-record";
 
 /**
@@ -41,29 +42,84 @@ export async function minuteGroups(
   const pages = memberPages(client, layout.minuteFieldsKey, query.sinceMs, query.untilMs);
   for await (const fields of pages) {
     const sums = await client.hmget(layout.minuteSumsKey, ...fields);
-    fields.forEach((field, index) => {
-      const stored = sums[index];
-      if (stored == null) return;
-      const [requests, cost, input, output, cachedInput, cacheWrite] = stored
-        .split(" ")
-        .map(Number);
-      total += requests!;
-      const series = JSON.parse(field.slice(field.indexOf("\n") + 1)) as FieldSeries;
-      if (!selects(query, series)) return;
-      groups.push({
-        rung: series[1],
-        connectionId: series[2],
-        model: series[3],
-        requests: requests!,
-        costMicroUsd: cost!,
-        inputTokens: input!,
-        outputTokens: output!,
-        cachedInputTokens: cachedInput!,
-        cacheWriteTokens: cacheWrite!,
-      });
-    });
+    total += addFieldGroups(fields, sums, query, groups);
   }
   return { groups, requests: total };
+}
+
+/**
+ * One minute's sums fields and the count of its records, read in one script, so no booking lands
+ * between them: KEYS[1] the sums hash, KEYS[2] its fields by minute, KEYS[3] the records; ARGV[1]
+ * the minute's start, ARGV[2] its end. The fields' sums are read a thousand at a time.
+ */
+const oneMinuteScript = `
+local fields = redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[1])
+local sums = {}
+for first = 1, #fields, 1000 do
+  local page = redis.call('HMGET', KEYS[1], unpack(fields, first, math.min(first + 999, #fields)))
+  for index = 1, #page do sums[#sums + 1] = page[index] end
+end
+return {fields, sums, redis.call('ZCOUNT', KEYS[3], ARGV[1], '(' .. ARGV[2])}
+`;
+
+/**
+ * The sums of the one minute starting at `minuteMs` that `query` selects (as
+ * {@link minuteGroups}), with `requests`, the requests of every series of that minute, and
+ * `recorded`, the records that minute holds, both read at one instant: they differ only when
+ * a store of an earlier version booked records there without sums. For the minute now running,
+ * into which settles keep landing.
+ */
+export async function oneMinuteGroups(
+  client: Redis,
+  layout: Pick<RedisKeyLayout, "minuteSumsKey" | "minuteFieldsKey" | "recordsKey">,
+  query: SpendRecordQuery,
+  minuteMs: number,
+): Promise<{ groups: RecordGroup[]; requests: number; recorded: number }> {
+  const [fields, sums, recorded] = (await client.eval(
+    oneMinuteScript,
+    3,
+    layout.minuteSumsKey,
+    layout.minuteFieldsKey,
+    layout.recordsKey,
+    minuteMs,
+    minuteMs + MINUTE,
+  )) as [string[], Array<string | null>, number];
+  const groups: RecordGroup[] = [];
+  const requests = addFieldGroups(fields, sums, query, groups);
+  return { groups, requests, recorded };
+}
+
+/**
+ * Adds to `groups` one group per field of `fields` (with its stored sums beside it in `sums`)
+ * whose series `query` selects; returns the requests of every field, selected or not.
+ */
+function addFieldGroups(
+  fields: readonly string[],
+  sums: ReadonlyArray<string | null>,
+  query: SpendRecordQuery,
+  groups: RecordGroup[],
+): number {
+  let total = 0;
+  fields.forEach((field, index) => {
+    const stored = sums[index];
+    if (stored == null) return;
+    const [requests, cost, input, output, cachedInput, cacheWrite] = stored.split(" ").map(Number);
+    total += requests!;
+    const series = JSON.parse(field.slice(field.indexOf("\n") + 1)) as FieldSeries;
+    if (!selects(query, series)) return;
+    groups.push({
+      rung: series[1],
+      connectionId: series[2],
+      model: series[3],
+      requests: requests!,
+      costMicroUsd: cost!,
+      inputTokens: input!,
+      outputTokens: output!,
+      cachedInputTokens: cachedInput!,
+      cacheWriteTokens: cacheWrite!,
+    });
+  });
+  return total;
 }
 
 /** True when the series of a minute sums field is one `query` selects. */

@@ -2,7 +2,7 @@ import { ReplyError } from "ioredis";
 import { invalidArgument, SpendLedgerError } from "./errors";
 import { connectRedis, whenConnected } from "./redis-connection";
 import { redisKeyLayout } from "./redis-keys";
-import { minuteGroups, minuteSumsFrom } from "./redis-minute-sums";
+import { minuteGroups, minuteSumsFrom, oneMinuteGroups } from "./redis-minute-sums";
 import { applyPublished, loadMirror, type WindowMirror } from "./redis-mirror";
 import { createRedisOperations } from "./redis-operations";
 import { createOutageLog, unavailable } from "./redis-outage";
@@ -22,7 +22,7 @@ import {
   type JournalEntry,
   type SettleJournal,
 } from "./settle-journal";
-import { minuteOf, minuteSpans } from "./spend-minutes";
+import { MINUTE, minuteOf, minuteSpans } from "./spend-minutes";
 import {
   type RecordGroup,
   type SpendRecord,
@@ -314,13 +314,12 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
       run("summary", async () => {
         // Whole minutes from their sums, the rest from the records (see spend-minutes.ts); every
         // read page by page, so a long window is never held in memory whole. The minute now
-        // running (by this process's clock) is read from the records: settles land in it while
-        // the sums are read, and would make the count below disagree with them.
+        // running (by this process's clock) is left out of the paged read: settles land in it
+        // while the sums are read, and would make the count below disagree with them.
         const from = await minuteSumsFrom(client, layout);
+        const running = minuteOf(Date.now());
         const { minutes, records } =
-          from === null
-            ? { minutes: null, records: [query] }
-            : minuteSpans(query, from, minuteOf(Date.now()));
+          from === null ? { minutes: null, records: [query] } : minuteSpans(query, from, running);
         let groups: RecordGroup[] = [];
         if (minutes !== null) {
           const sums = await minuteGroups(client, layout, minutes);
@@ -332,6 +331,21 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
           const recorded = await client.zcount(recordsKey, String(minutes.sinceMs), until);
           if (recorded === sums.requests) groups = sums.groups;
           else records.push(minutes);
+        }
+        // The minute now running, when the range holds it whole: its sums and its record count
+        // are read at one instant, so the same check holds however fast settles land.
+        const at =
+          from !== null && from <= running
+            ? records.findIndex((span) => span.sinceMs === running)
+            : -1;
+        const tail = records[at];
+        if (tail && (tail.untilMs === undefined || tail.untilMs >= running + MINUTE)) {
+          const now = await oneMinuteGroups(client, layout, tail, running);
+          if (now.recorded === now.requests) {
+            groups = groups.concat(now.groups);
+            if (tail.untilMs === running + MINUTE) records.splice(at, 1);
+            else records[at] = { ...tail, sinceMs: running + MINUTE };
+          }
         }
         const summary = summaryOfGroups(groups);
         for (const span of records) {

@@ -303,6 +303,60 @@ describe("redis spend store", () => {
     await store.close();
   });
 
+  it("reads the minute now running from its sums, counted at one instant with its records, and from the records when an earlier version booked there", async () => {
+    const keyPrefix = `${filePrefix}:running`;
+    // Far enough from the next minute that the whole test runs inside the one it starts in.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000)
+      await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    // The first record is booked two minutes ago: sums are complete from the minute after it on.
+    let lateBy = 120_000;
+    const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => Date.now() - lateBy });
+    for (let index = 0; index < 4; index++, lateBy = 0) {
+      const reservation = await ledger.reserve({
+        rung: "cheap",
+        connectionId: "deepseek",
+        model: "deepseek-chat",
+        maxCostUsd: 0.01,
+        requestId: `r-${index}`,
+      });
+      if (isRefusal(reservation)) throw new Error("refused");
+      await ledger.settle(reservation, 0.001, { ...usage, clientKeyId: "alice" });
+    }
+    await ledger.flush();
+    const running = Date.now() - (Date.now() % 60_000);
+    const queries = [{}, { sinceMs: running }, { sinceMs: running - 60_000, clientKeyId: "alice" }];
+    for (const query of queries) {
+      expect(await ledger.summary(query)).toEqual(summarize(await ledger.records(query)));
+    }
+
+    // The sums are what is read: one micro-dollar more in them shows in the summary.
+    const sumsKey = `{${keyPrefix}}:minutes`;
+    const [field] = await admin.zrangebyscore(`{${keyPrefix}}:minutes:fields`, running, running);
+    const stored = (await admin.hget(sumsKey, field!))!.split(" ");
+    await admin.hset(
+      sumsKey,
+      field!,
+      [stored[0], Number(stored[1]) + 1, ...stored.slice(2)].join(" "),
+    );
+    const exact = summarize(await ledger.records({}));
+    expect((await ledger.summary({})).byRung.cheap!.costUsd).toBeCloseTo(
+      exact.byRung.cheap!.costUsd + 0.000001,
+      9,
+    );
+
+    // A replica of an earlier version books one more there, without sums: the count tells, and
+    // the minute is read from its records (the sums still hold the extra micro-dollar, so an
+    // exact summary can only be the records').
+    const late = { ...(await ledger.records({ sinceMs: running }))[0]!, reservationId: "old" };
+    await admin.zadd(`{${keyPrefix}}:records`, Date.parse(late.time), JSON.stringify(late));
+    for (const query of queries) {
+      expect(await ledger.summary(query)).toEqual(summarize(await ledger.records(query)));
+    }
+    await store.close();
+  });
+
   it("uses a caller's client without quitting it", async () => {
     const client = new Redis(redisUrl);
     const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:own-client` });
