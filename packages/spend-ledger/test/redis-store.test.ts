@@ -24,6 +24,24 @@ function reserveMany(ledger: SpendLedger, count: number, tag: string) {
   );
 }
 
+/** Reserves and settles one request of `costUsd` on the cheap rung, for `clientKeyId`. */
+async function bookOne(
+  ledger: SpendLedger,
+  requestId: string,
+  costUsd: number,
+  clientKeyId: string | null,
+): Promise<void> {
+  const reservation = await ledger.reserve({
+    rung: "cheap",
+    connectionId: "deepseek",
+    model: "deepseek-chat",
+    maxCostUsd: 0.01,
+    requestId,
+  });
+  if (isRefusal(reservation)) throw new Error("refused");
+  await ledger.settle(reservation, costUsd, { ...usage, clientKeyId });
+}
+
 describeSpendStoreContract("redis", () => {
   storeCount += 1;
   const keyPrefix = `${filePrefix}:${storeCount}`;
@@ -258,18 +276,7 @@ describe("redis spend store", () => {
     const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
     const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => nowMs });
     const book = async (index: number) => {
-      const reservation = await ledger.reserve({
-        rung: "cheap",
-        connectionId: "deepseek",
-        model: "deepseek-chat",
-        maxCostUsd: 0.01,
-        requestId: `m-${index}`,
-      });
-      if (isRefusal(reservation)) throw new Error("refused");
-      await ledger.settle(reservation, 0.001 * (index + 1), {
-        ...usage,
-        clientKeyId: index % 2 === 0 ? "alice" : null,
-      });
+      await bookOne(ledger, `m-${index}`, 0.001 * (index + 1), index % 2 === 0 ? "alice" : null);
       await ledger.flush();
     };
     // Three minutes of records as an earlier version left them: records, no minute sums.
@@ -314,15 +321,7 @@ describe("redis spend store", () => {
     let lateBy = 120_000;
     const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => Date.now() - lateBy });
     for (let index = 0; index < 4; index++, lateBy = 0) {
-      const reservation = await ledger.reserve({
-        rung: "cheap",
-        connectionId: "deepseek",
-        model: "deepseek-chat",
-        maxCostUsd: 0.01,
-        requestId: `r-${index}`,
-      });
-      if (isRefusal(reservation)) throw new Error("refused");
-      await ledger.settle(reservation, 0.001, { ...usage, clientKeyId: "alice" });
+      await bookOne(ledger, `r-${index}`, 0.001, "alice");
     }
     await ledger.flush();
     const running = Date.now() - (Date.now() % 60_000);
