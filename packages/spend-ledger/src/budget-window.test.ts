@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createWindowKeyer, windowKey } from "./budget-window";
+import { BUDGET_WINDOWS, createWindowKeyer, windowEndBoundMs, windowKey } from "./budget-window";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -65,5 +66,37 @@ describe("windowKey", () => {
     expect(() => windowKey("day", 0, "Mars/Olympus")).toThrow(
       expect.objectContaining({ code: "invalid_argument", path: "timeZone" }),
     );
+  });
+});
+
+describe("windowEndBoundMs", () => {
+  const zones = ["UTC", "Pacific/Kiritimati", "Etc/GMT+12", "Europe/Paris", "America/St_Johns"];
+
+  it("is an instant by which the window has ended, in every time zone", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        fc.constantFrom(...BUDGET_WINDOWS),
+        fc.constantFrom(...zones),
+        fc.constantFrom(...zones),
+        (atMs, window, keyZone, otherZone) => {
+          const key = windowKey(window, atMs, keyZone);
+          const bound = windowEndBoundMs(key);
+          expect(bound).toBeGreaterThan(atMs);
+          // At the bound a later window has begun, whichever zone reads the key; keys of one
+          // window length sort in time.
+          expect(windowKey(window, bound, keyZone) > key).toBe(true);
+          expect(windowKey(window, bound, otherZone) > key).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it("never takes a key of another shape for ended", () => {
+    for (const key of ["", "day:2026-11", "month:2026-11-30", "year:2026", "day:x"]) {
+      expect(windowEndBoundMs(key)).toBe(Number.POSITIVE_INFINITY);
+    }
+    expect(windowEndBoundMs("month:2026-12")).toBe(Date.UTC(2027, 0, 2));
+    expect(windowEndBoundMs("week:2026-11-30")).toBe(Date.UTC(2026, 11, 8));
   });
 });

@@ -95,3 +95,22 @@ function isoDate(utcMs: number): string {
 function pad(value: number, width: number): string {
   return String(value).padStart(width, "0");
 }
+
+/**
+ * An instant by which the window of `key` (a {@link windowKey}) has ended in every time zone:
+ * the UTC midnight after its last local date, plus a day, which covers every offset in use
+ * (UTC−12 to UTC+14). `Infinity` for a key of another shape: such a window is never taken for
+ * ended.
+ */
+export function windowEndBoundMs(key: string): number {
+  const match = /^(day|week|month):(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(key);
+  if (!match) return Number.POSITIVE_INFINITY;
+  const [, window, year, month, day] = match;
+  const y = Number(year);
+  const m = Number(month) - 1;
+  if (window === "month")
+    return day === undefined ? Date.UTC(y, m + 1, 1) + dayMs : Number.POSITIVE_INFINITY;
+  if (day === undefined) return Number.POSITIVE_INFINITY;
+  const length = window === "week" ? 7 : 1;
+  return Date.UTC(y, m, Number(day) + length) + dayMs;
+}

@@ -26,6 +26,7 @@ export type { SpendRecord, SpendRecordQuery, SpendSummary, SpendTotals } from ".
 export { summarize } from "./spend-record";
 export type {
   SpendStore,
+  StorePruneResult,
   StoreReleaseRequest,
   StoreReleaseResult,
   StoreReserveRequest,

@@ -1,4 +1,5 @@
 import { invalidArgument } from "./errors";
+import { minuteOf } from "./spend-minutes";
 import { recordMatches, type SpendRecord, type SpendRecordQuery, summarize } from "./spend-record";
 import type {
   SpendStore,
@@ -150,6 +151,13 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     records: async (query: SpendRecordQuery) => selected(query).map(({ record }) => record),
     summary: async (query: SpendRecordQuery) =>
       summarize(selected(query).map(({ record }) => record)),
+    prune: async (beforeMs) => {
+      // Records only: finished ids and windows are few or bounded already (see the options).
+      const cutoff = minuteOf(beforeMs);
+      const before = records.length;
+      records = records.filter((kept) => kept.timeMs >= cutoff);
+      return { records: before - records.length, minuteSums: 0, finishedIds: 0, windows: 0 };
+    },
     close: async () => {},
   };
 }

@@ -6,6 +6,7 @@ import { minuteGroups, minuteSumsFrom, oneMinuteGroups } from "./redis-minute-su
 import { applyPublished, loadMirror, type WindowMirror } from "./redis-mirror";
 import { createRedisOperations } from "./redis-operations";
 import { createOutageLog, unavailable } from "./redis-outage";
+import { pruneRedisHistory } from "./redis-prune";
 import { createPublishFolding } from "./redis-publish";
 import { recordPages } from "./redis-record-pages";
 import { createJournalReplay } from "./redis-replay";
@@ -353,6 +354,7 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         }
         return summary;
       }),
+    prune: (beforeMs) => run("prune", () => pruneRedisHistory(client, layout, mirror, beforeMs)),
     async flush() {
       await operations.flush();
       if (client.status === "ready" && loaded) await replay();

@@ -13,11 +13,19 @@ export function newReservationId(nowMs: number): string {
   const random = randomUUID();
   const ms = Math.max(0, Math.floor(nowMs));
   if (ms !== prefixMs) {
-    const time = ms.toString(16).padStart(12, "0").slice(-12);
-    prefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
+    prefix = reservationIdFloor(ms);
     prefixMs = ms;
   }
   return prefix + random.slice(15);
+}
+
+/**
+ * The lowest id {@link newReservationId} can make at `atMs` or later: every id it made earlier
+ * sorts below it (compare with `<` on the strings).
+ */
+export function reservationIdFloor(atMs: number): string {
+  const time = Math.max(0, Math.floor(atMs)).toString(16).padStart(12, "0").slice(-12);
+  return `${time.slice(0, 8)}-${time.slice(8)}-7`;
 }
 
 // The time part of the last id: many ids are made in the same millisecond.

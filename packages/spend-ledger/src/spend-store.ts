@@ -74,6 +74,24 @@ export interface StoreReleaseResult extends WindowTotals {
 }
 
 /**
+ * What {@link SpendStore.prune} forgot: how many of each kind of history it deleted. A store
+ * that keeps no such thing (or bounds it otherwise) reports 0 for it.
+ */
+export interface StorePruneResult {
+  /** Spend records booked before the cutoff. */
+  records: number;
+  /** Per-minute sums of minutes before the cutoff (SQLite rows, Redis hash fields). */
+  minuteSums: number;
+  /**
+   * Ids of finished reservations made before the cutoff, kept apart from the records so that a
+   * repeated settle or release is recognised (Redis: every id of the windows it took out).
+   */
+  finishedIds: number;
+  /** Budget windows that ended before the cutoff, holding no live reservation: their totals. */
+  windows: number;
+}
+
+/**
  * Persistence behind a spend ledger. Every store passes the same contract suite. Each write is
  * atomic with respect to every other write on the same data, including from other processes or
  * replicas sharing it: expiring stale reservations, checking the budget and inserting the
@@ -104,6 +122,17 @@ export interface SpendStore {
    * when its promise resolves.
    */
   flush?(): Promise<void>;
+  /**
+   * Forgets the history from before `beforeMs` (epoch ms, taken down to its minute): the
+   * records and minute sums of earlier minutes, the finished ids of reservations made earlier,
+   * and the totals of budget windows that ended earlier in every time zone. Never a live
+   * reservation, never a window that has not ended: what the ledger admits against is untouched.
+   * A settle or release repeated after its id was forgotten is not recognised and books again
+   * (the books over-count, never under-count); the ledger finishes each reservation once.
+   * Deletes in bounded steps, so writes go on between them. Absent means the store keeps
+   * everything.
+   */
+  prune?(beforeMs: number): Promise<StorePruneResult>;
   /** Releases connections and handles the store opened itself. */
   close(): Promise<void>;
 }

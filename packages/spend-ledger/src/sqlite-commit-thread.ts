@@ -2,7 +2,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
+import type { StorePruneResult } from "./spend-store";
 import { type Batch, type BatchCommitter, prepareBatchCommitter } from "./sqlite-batch";
+import { preparePruneStep } from "./sqlite-prune";
 
 /** How the commit thread opens its connection to the spend file. */
 export interface CommitThreadOptions {
@@ -12,19 +14,24 @@ export interface CommitThreadOptions {
 }
 
 /** Messages to the worker. */
-export type ToCommitThread = { type: "commit"; batch: Batch } | { type: "close" };
+export type ToCommitThread =
+  | { type: "commit"; batch: Batch }
+  | { type: "prune"; beforeMs: number; limit: number }
+  | { type: "close" };
+
+/** An error as plain data: an Error's own fields do not survive structured clone. */
+export type ErrorData = { name: string; message: string; code?: unknown } | null;
 
 /**
  * Messages from the worker: the outcome of the oldest `batches` batches posted and not yet
- * answered, committed together in one transaction or failed together.
+ * answered, committed together in one transaction or failed together; or the outcome of the
+ * oldest prune step posted and not yet answered.
  */
 export type FromCommitThread =
   | { type: "committed"; batches: number; refused: string[] }
-  | {
-      type: "failed";
-      batches: number;
-      error: { name: string; message: string; code?: unknown } | null;
-    };
+  | { type: "failed"; batches: number; error: ErrorData }
+  | { type: "pruned"; result: StorePruneResult }
+  | { type: "pruneFailed"; error: ErrorData };
 
 /**
  * Where the batches of one spend file are committed. Batches may be handed over while earlier
@@ -38,6 +45,11 @@ export interface CommitThread {
    * Rejects when it did not commit (nothing of it is on disk).
    */
   commit(batch: Batch): Promise<readonly string[]>;
+  /**
+   * Runs one prune step (see sqlite-prune.ts) in a transaction of its own, after the batches
+   * handed over before it; resolves with what it deleted.
+   */
+  pruneStep(beforeMs: number, limit: number): Promise<StorePruneResult>;
   /** Closes the write connection; resolves once it is closed (the worker has exited). */
   close(): Promise<void>;
   /** Why the thread is gone when it stopped on its own (nothing can commit any more), else null. */
@@ -52,6 +64,7 @@ export interface CommitThread {
  */
 export function inlineCommitThread(db: Database.Database): CommitThread {
   const commit = prepareBatchCommitter(db);
+  const prune = preparePruneStep(db);
   let transactions = 0;
   return {
     commit(batch) {
@@ -59,6 +72,13 @@ export function inlineCommitThread(db: Database.Database): CommitThread {
         const refused = commit([batch]);
         transactions += 1;
         return Promise.resolve(refused);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    pruneStep(beforeMs, limit) {
+      try {
+        return Promise.resolve(prune(beforeMs, limit));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -107,6 +127,14 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
     resolve: (refused: readonly string[]) => void;
     reject: (error: unknown) => void;
   }[] = [];
+  /** Unanswered prune steps, oldest first. */
+  let prunes: { resolve: (result: StorePruneResult) => void; reject: (error: unknown) => void }[] =
+    [];
+  /** The worker keeps the process alive only while something posted is unanswered. */
+  const holdWhileAnswering = () => {
+    if (pending.length + prunes.length === 0) worker.unref();
+    else worker.ref();
+  };
   let exited = false;
   let closing = false;
   let exitError: Error | null = null;
@@ -116,9 +144,10 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
       exited = true;
       exitError ??= new Error(`the SQLite commit thread exited with code ${code}`);
       // Batches whose outcome is unknown are reported failed; see the engine for why that is safe.
-      const unanswered = pending;
+      const unanswered = [...pending, ...prunes];
       pending = [];
-      for (const batch of unanswered) batch.reject(exitError);
+      prunes = [];
+      for (const waiting of unanswered) waiting.reject(exitError);
       resolve();
     });
   });
@@ -126,18 +155,21 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
     exitError = error;
   });
   worker.on("message", (message: FromCommitThread) => {
+    if (message.type === "pruned" || message.type === "pruneFailed") {
+      const step = prunes.shift();
+      holdWhileAnswering();
+      if (message.type === "pruned") step?.resolve(message.result);
+      else step?.reject(errorOf(message.error));
+      return;
+    }
     const answered = pending.splice(0, message.batches);
-    if (pending.length === 0) worker.unref();
+    holdWhileAnswering();
     if (message.type === "committed") {
       transactions += 1;
       for (const batch of answered) batch.resolve(message.refused);
       return;
     }
-    const failure = new Error(message.error?.message ?? "the SQLite commit thread failed");
-    if (message.error) {
-      failure.name = message.error.name;
-      Object.assign(failure, { code: message.error.code });
-    }
+    const failure = errorOf(message.error);
     for (const batch of answered) batch.reject(failure);
   });
   return {
@@ -147,6 +179,14 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
         pending.push({ resolve, reject });
         if (pending.length === 1) worker.ref();
         worker.postMessage({ type: "commit", batch } satisfies ToCommitThread);
+      });
+    },
+    pruneStep(beforeMs, limit) {
+      if (exited) return Promise.reject(exitError);
+      return new Promise<StorePruneResult>((resolve, reject) => {
+        prunes.push({ resolve, reject });
+        worker.ref();
+        worker.postMessage({ type: "prune", beforeMs, limit } satisfies ToCommitThread);
       });
     },
     failure: () => (exited && !closing ? exitError : null),
@@ -161,4 +201,14 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
       await exit;
     },
   };
+}
+
+/** The error the worker described, rebuilt on this thread. */
+function errorOf(data: ErrorData): Error {
+  const failure = new Error(data?.message ?? "the SQLite commit thread failed");
+  if (data) {
+    failure.name = data.name;
+    Object.assign(failure, { code: data.code });
+  }
+  return failure;
 }

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
+import { pruneInSteps } from "./prune-steps";
 import {
   type SpendRecord,
   type SpendRecordQuery,
@@ -7,6 +8,7 @@ import {
   summaryOfGroups,
 } from "./spend-record";
 import type {
+  StorePruneResult,
   StoreReleaseRequest,
   StoreReleaseResult,
   StoreReserveRequest,
@@ -17,6 +19,7 @@ import type {
 } from "./spend-store";
 import { pushBook, pushRelease, pushReserve, pushSettle } from "./sqlite-batch";
 import { createGroupCommit, type SqliteCommitStats } from "./sqlite-group-commit";
+import { PRUNE_STEP_ROWS } from "./sqlite-prune";
 import {
   loadSpendBook,
   openSpendFile,
@@ -43,6 +46,8 @@ export interface SqliteEngine {
   records(query: SpendRecordQuery): SpendRecord[];
   summary(query: SpendRecordQuery): SpendSummary;
   flush(): Promise<void>;
+  /** See `SpendStore.prune`: steps of the commit thread, between the batches. */
+  prune(beforeMs: number): Promise<StorePruneResult>;
   commitStats(): SqliteCommitStats;
   /** Commits what is queued, stops the commit thread, closes the file, gives up the owner lock. */
   close(): Promise<void>;
@@ -186,6 +191,19 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     summary: (query) => summaryOfGroups(reads.summary(query)),
     commitStats: () => commit.commitStats(),
     flush: () => commit.flush(),
+    async prune(beforeMs) {
+      const refusal = unusable();
+      if (refusal) throw refusal;
+      try {
+        return await pruneInSteps((limit) => committer.pruneStep(beforeMs, limit), PRUNE_STEP_ROWS);
+      } catch (cause) {
+        throw new SpendLedgerError({
+          code: "store_failure",
+          message: `SQLite spend store ${path}: pruning the history failed`,
+          cause,
+        });
+      }
+    },
     close() {
       closing ??= (async () => {
         closed = true;

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createSpendLedger, isRefusal, type SpendLedger, summarize } from "../src/index";
 import { createRedisSpendStore } from "../src/redis";
+import { bookEndedWindow, expectPrunedEndedWindow, FIRST_DAY_RECORDS } from "./prune-scenario";
 import { redisUrl, uniquePrefix } from "./redis-url";
 import { describeSpendStoreContract } from "./store-contract";
 
@@ -363,5 +364,32 @@ describe("redis spend store", () => {
     await store.close();
     expect(await client.ping()).toBe("PONG");
     await client.quit();
+  });
+
+  it("prunes an ended window's history in steps, its finished ids and keys with it", async () => {
+    const keyPrefix = `${filePrefix}:prune`;
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    try {
+      const scenario = await bookEndedWindow(store);
+      const windowKeys = () => admin.keys(`{${keyPrefix}}:win:*`);
+      // Hash and finished ids of each cheap window; hash, live and amounts of the other one.
+      expect(await windowKeys()).toHaveLength(7);
+      const first = await expectPrunedEndedWindow(store, scenario);
+      // Every id the ended window finished: the day's settles and the release.
+      expect(first.finishedIds).toBe(FIRST_DAY_RECORDS + 1);
+      // What is left: the cheap rung's window of the later day (its hash, finished ids).
+      expect((await windowKeys()).sort()).toEqual(
+        [
+          `{${keyPrefix}}:win:["cheap","day:2027-01-09"]`,
+          `{${keyPrefix}}:win:["cheap","day:2027-01-09"]:done`,
+        ].sort(),
+      );
+      expect(await admin.smembers(`{${keyPrefix}}:windows`)).toEqual([
+        '["cheap","day:2027-01-09"]',
+      ]);
+      expect(await admin.zcard(`{${keyPrefix}}:records`)).toBe(2);
+    } finally {
+      await store.close();
+    }
   });
 });

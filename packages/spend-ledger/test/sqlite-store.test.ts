@@ -4,6 +4,7 @@ import { createSpendLedger, type SpendRecordQuery } from "../src/index";
 import { minuteSpans } from "../src/spend-minutes";
 import { createSqliteSpendStore } from "../src/sqlite";
 import { MINUTE_FILTERS, recordFilter } from "../src/sqlite-spend-file";
+import { bookEndedWindow, expectPrunedEndedWindow } from "./prune-scenario";
 import { describeSpendStoreContract } from "./store-contract";
 import { makeTempDir } from "./temp-dir";
 
@@ -161,5 +162,39 @@ describe("sqlite spend store", () => {
     expect(() =>
       createSqliteSpendStore({ path: join(temp.dir, "missing", "dir", "x.db") }),
     ).toThrow(expect.objectContaining({ name: "SpendLedgerError", code: "store_failure" }));
+  });
+});
+
+describe("sqlite spend store prune", () => {
+  const temp = makeTempDir();
+  afterAll(() => temp.remove());
+
+  it("takes out the history of ended windows in steps, and the file reopens with the same books", async () => {
+    const path = join(temp.dir, "prune.db");
+    const store = createSqliteSpendStore({ path });
+    const scenario = await bookEndedWindow(store);
+    const first = await expectPrunedEndedWindow(store, scenario);
+    // The released reservation's id was kept apart from the records.
+    expect(first.finishedIds).toBe(1);
+    const count = (table: string) =>
+      (store.database.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect([count("spend_record"), count("spend_finished"), count("spend_live")]).toEqual([
+      2, 0, 0,
+    ]);
+    expect(count("spend_window")).toBe(1);
+    await store.close();
+
+    const reopened = createSqliteSpendStore({ path });
+    try {
+      const ledger = createSpendLedger({
+        store: reopened,
+        budgetsUsd: { cheap: 100 },
+        now: () => scenario.nowMs,
+      });
+      expect(ledger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
+      expect((await ledger.summary()).total).toMatchObject({ requests: 2 });
+    } finally {
+      await reopened.close();
+    }
   });
 });
