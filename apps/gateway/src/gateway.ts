@@ -9,6 +9,7 @@ import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { AppContext, GatewayEnv } from "./app/app-context";
 import { createStores } from "./app/create-stores";
+import { startSpendHistoryPruning } from "./app/spend-history";
 import { registerStateGauges } from "./app/state-gauges";
 import { keylessListenProblem } from "./config/listen-address";
 import { parseConfigText, readConfigText } from "./config/load-config";
@@ -144,6 +145,12 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
     options.listenPort ?? options.config.server.port,
     storeLogger,
   );
+  const spendHistory = startSpendHistoryPruning({
+    store: stores.spend,
+    maxAgeDays: options.config.storage.spendMaxAgeDays,
+    now,
+    logger,
+  });
   const credentialStore = credentialPersistenceFor(options.config.storage);
   const cooldowns = createCooldownBook({ store: stores.quota, now });
   const upstream = createUpstreamClient();
@@ -356,6 +363,7 @@ export function createGateway(options: CreateGatewayOptions): Gateway {
       await current.ledger.flush().catch((error: unknown) => {
         logger.error({ err: error }, "flushing the spend ledger at close failed");
       });
+      await spendHistory.stop();
       await Promise.allSettled([
         statusTracker.close(),
         requestLog.close(),

@@ -21,6 +21,7 @@ export const RESTART_ONLY_SETTINGS: readonly string[] = [
   "storage.url",
   "storage.keyPrefix",
   "storage.journalPath",
+  "storage.spendMaxAgeDays",
 ];
 
 /**
