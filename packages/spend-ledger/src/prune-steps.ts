@@ -2,15 +2,16 @@ import type { StorePruneResult } from "./spend-store";
 
 /**
  * Runs `step` (one bounded deletion of each kind of history, at most `limit` of each) until a
- * step deletes fewer than `limit` of every kind, and adds up what the steps deleted. Writes go
- * on between steps.
+ * step deletes fewer than `limit` of every kind, or `signal` is aborted, and adds up what the
+ * steps deleted. Writes go on between steps.
  */
 export async function pruneInSteps(
   step: (limit: number) => Promise<StorePruneResult>,
   limit: number,
+  signal?: AbortSignal,
 ): Promise<StorePruneResult> {
   const total: StorePruneResult = { records: 0, minuteSums: 0, finishedIds: 0, windows: 0 };
-  for (;;) {
+  while (!signal?.aborted) {
     const done = await step(limit);
     total.records += done.records;
     total.minuteSums += done.minuteSums;
@@ -20,4 +21,5 @@ export async function pruneInSteps(
       return total;
     }
   }
+  return total;
 }

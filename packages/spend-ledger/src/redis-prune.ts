@@ -44,6 +44,7 @@ return finished
  * The Redis spend store's prune (see `SpendStore.prune`): the records and minute sums before
  * the minute of `beforeMs`, in steps; then every budget window that ended before it and holds
  * no reservation live then, with its finished ids, each in one script (and out of `mirror`).
+ * Stops between scripts once `signal` is aborted.
  */
 export async function pruneRedisHistory(
   client: Redis,
@@ -53,21 +54,27 @@ export async function pruneRedisHistory(
   >,
   mirror: WindowMirror,
   beforeMs: number,
+  signal?: AbortSignal,
 ): Promise<StorePruneResult> {
   const cutoff = minuteOf(beforeMs);
-  const result = await pruneInSteps(async (limit) => {
-    const [records, minuteSums] = (await client.eval(
-      historyStepScript,
-      3,
-      layout.recordsKey,
-      layout.minuteSumsKey,
-      layout.minuteFieldsKey,
-      cutoff,
-      limit,
-    )) as [number, number];
-    return { records, minuteSums, finishedIds: 0, windows: 0 };
-  }, PRUNE_STEP);
+  const result = await pruneInSteps(
+    async (limit) => {
+      const [records, minuteSums] = (await client.eval(
+        historyStepScript,
+        3,
+        layout.recordsKey,
+        layout.minuteSumsKey,
+        layout.minuteFieldsKey,
+        cutoff,
+        limit,
+      )) as [number, number];
+      return { records, minuteSums, finishedIds: 0, windows: 0 };
+    },
+    PRUNE_STEP,
+    signal,
+  );
   for (const member of await client.smembers(layout.windowsKey)) {
+    if (signal?.aborted) break;
     if (windowEndBoundMs(windowKeyOf(member)) > cutoff) continue;
     const keys = layout.windowKeys(member).slice(0, 5);
     const finished = (await client.eval(windowScript, 5, ...keys, member, cutoff)) as number;

@@ -354,7 +354,8 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
         }
         return summary;
       }),
-    prune: (beforeMs) => run("prune", () => pruneRedisHistory(client, layout, mirror, beforeMs)),
+    prune: (beforeMs, pruneOptions) =>
+      run("prune", () => pruneRedisHistory(client, layout, mirror, beforeMs, pruneOptions?.signal)),
     async flush() {
       await operations.flush();
       if (client.status === "ready" && loaded) await replay();

@@ -129,10 +129,11 @@ export interface SpendStore {
    * reservation, never a window that has not ended: what the ledger admits against is untouched.
    * A settle or release repeated after its id was forgotten is not recognised and books again
    * (the books over-count, never under-count); the ledger finishes each reservation once.
-   * Deletes in bounded steps, so writes go on between them. Absent means the store keeps
-   * everything.
+   * Deletes in bounded steps, so writes go on between them; once `options.signal` is aborted it
+   * stops after the step under way and resolves with what it deleted. Absent means the store
+   * keeps everything.
    */
-  prune?(beforeMs: number): Promise<StorePruneResult>;
+  prune?(beforeMs: number, options?: { signal?: AbortSignal }): Promise<StorePruneResult>;
   /** Releases connections and handles the store opened itself. */
   close(): Promise<void>;
 }

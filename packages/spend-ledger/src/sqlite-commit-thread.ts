@@ -131,9 +131,8 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
   let prunes: { resolve: (result: StorePruneResult) => void; reject: (error: unknown) => void }[] =
     [];
   /** The worker keeps the process alive only while something posted is unanswered. */
-  const holdWhileAnswering = () => {
+  const unrefWhenIdle = () => {
     if (pending.length + prunes.length === 0) worker.unref();
-    else worker.ref();
   };
   let exited = false;
   let closing = false;
@@ -157,13 +156,13 @@ export function startCommitWorker(options: CommitThreadOptions): CommitThread {
   worker.on("message", (message: FromCommitThread) => {
     if (message.type === "pruned" || message.type === "pruneFailed") {
       const step = prunes.shift();
-      holdWhileAnswering();
+      unrefWhenIdle();
       if (message.type === "pruned") step?.resolve(message.result);
       else step?.reject(errorOf(message.error));
       return;
     }
     const answered = pending.splice(0, message.batches);
-    holdWhileAnswering();
+    unrefWhenIdle();
     if (message.type === "committed") {
       transactions += 1;
       for (const batch of answered) batch.resolve(message.refused);

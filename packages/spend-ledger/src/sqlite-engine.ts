@@ -47,7 +47,7 @@ export interface SqliteEngine {
   summary(query: SpendRecordQuery): SpendSummary;
   flush(): Promise<void>;
   /** See `SpendStore.prune`: steps of the commit thread, between the batches. */
-  prune(beforeMs: number): Promise<StorePruneResult>;
+  prune(beforeMs: number, signal?: AbortSignal): Promise<StorePruneResult>;
   commitStats(): SqliteCommitStats;
   /** Commits what is queued, stops the commit thread, closes the file, gives up the owner lock. */
   close(): Promise<void>;
@@ -191,11 +191,15 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
     summary: (query) => summaryOfGroups(reads.summary(query)),
     commitStats: () => commit.commitStats(),
     flush: () => commit.flush(),
-    async prune(beforeMs) {
+    async prune(beforeMs, signal) {
       const refusal = unusable();
       if (refusal) throw refusal;
       try {
-        return await pruneInSteps((limit) => committer.pruneStep(beforeMs, limit), PRUNE_STEP_ROWS);
+        return await pruneInSteps(
+          (limit) => committer.pruneStep(beforeMs, limit),
+          PRUNE_STEP_ROWS,
+          signal,
+        );
       } catch (cause) {
         throw new SpendLedgerError({
           code: "store_failure",

@@ -118,7 +118,8 @@ export function createSqliteSpendStore(options: SqliteSpendStoreOptions): Sqlite
     records: (query) => read("records", () => engine.records(query)),
     summary: (query) => read("summary", () => engine.summary(query)),
     flush: () => (open ? engine.flush() : Promise.resolve()),
-    prune: (beforeMs) => (open ? engine.prune(beforeMs) : Promise.reject(closedError(path))),
+    prune: (beforeMs, pruneOptions) =>
+      open ? engine.prune(beforeMs, pruneOptions?.signal) : Promise.reject(closedError(path)),
     commitStats: () => engine.commitStats(),
     async close() {
       if (!open) return;

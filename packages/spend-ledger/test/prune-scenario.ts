@@ -45,17 +45,31 @@ export async function bookEndedWindow(store: SpendStore) {
 
 /**
  * What every durable store must show after pruning the scenario at 32 days before its later
- * day: the first day's history gone, the live reservation's window kept, the books right.
+ * day: a prune stopped at once ends after its first step (`stepRecords` records), the next one
+ * takes the rest of the first day's history; the live reservation's window is kept, the books
+ * are right. Returns what the two deleted together.
  */
 export async function expectPrunedEndedWindow(
   store: SpendStore,
   scenario: { ledger: SpendLedger; live: Reservation; nowMs: number },
+  stepRecords: number,
 ): Promise<StorePruneResult> {
   const { ledger, live, nowMs } = scenario;
-  const pruned = await store.prune!(nowMs - 32 * dayMs);
-  const first = { ...pruned };
-  expect(pruned).toMatchObject({ records: FIRST_DAY_RECORDS, windows: 1 });
-  expect(pruned.minuteSums).toBeGreaterThanOrEqual(2);
+  const stopping = new AbortController();
+  const stopped = store.prune!(nowMs - 32 * dayMs, { signal: stopping.signal });
+  stopping.abort();
+  const partial = await stopped;
+  expect(partial.records).toBe(stepRecords);
+  const rest = await store.prune!(nowMs - 32 * dayMs);
+  expect(rest.records).toBe(FIRST_DAY_RECORDS - stepRecords);
+  const both: StorePruneResult = {
+    records: partial.records + rest.records,
+    minuteSums: partial.minuteSums + rest.minuteSums,
+    finishedIds: partial.finishedIds + rest.finishedIds,
+    windows: partial.windows + rest.windows,
+  };
+  expect(both.windows).toBe(1);
+  expect(both.minuteSums).toBeGreaterThanOrEqual(2);
   expect((await ledger.records()).map((record) => record.rung)).toEqual(["cheap"]);
   expect(ledger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
   // The window that still holds a live reservation was kept: it settles, and books.
@@ -68,5 +82,5 @@ export async function expectPrunedEndedWindow(
     windows: 1,
   });
   expect(ledger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
-  return first;
+  return both;
 }

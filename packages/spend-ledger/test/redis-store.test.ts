@@ -374,7 +374,7 @@ describe("redis spend store", () => {
       const windowKeys = () => admin.keys(`{${keyPrefix}}:win:*`);
       // Hash and finished ids of each cheap window; hash, live and amounts of the other one.
       expect(await windowKeys()).toHaveLength(7);
-      const first = await expectPrunedEndedWindow(store, scenario);
+      const first = await expectPrunedEndedWindow(store, scenario, 1_000);
       // Every id the ended window finished: the day's settles and the release.
       expect(first.finishedIds).toBe(FIRST_DAY_RECORDS + 1);
       // What is left: the cheap rung's window of the later day (its hash, finished ids).

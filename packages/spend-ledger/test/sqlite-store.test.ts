@@ -173,7 +173,7 @@ describe("sqlite spend store prune", () => {
     const path = join(temp.dir, "prune.db");
     const store = createSqliteSpendStore({ path });
     const scenario = await bookEndedWindow(store);
-    const first = await expectPrunedEndedWindow(store, scenario);
+    const first = await expectPrunedEndedWindow(store, scenario, 2_000);
     // The released reservation's id was kept apart from the records.
     expect(first.finishedIds).toBe(1);
     const count = (table: string) =>

@@ -8,7 +8,7 @@ const SPEND_PRUNE_INTERVAL_MS = 3_600_000;
 
 /** The spend store's pruning of its history: running until stopped. */
 interface SpendHistoryPruning {
-  /** Stops the timer and waits for a prune in progress, so the store can close after it. */
+  /** Stops the timer and any prune after its step under way, so the store can close after it. */
   stop(): Promise<void>;
 }
 
@@ -27,10 +27,11 @@ export function startSpendHistoryPruning(options: {
 }): SpendHistoryPruning {
   const { store, maxAgeDays, now, logger } = options;
   let running: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
   const pruneOnce = async () => {
-    if (!store.prune) return;
+    if (!store.prune || stopping.signal.aborted) return;
     try {
-      const pruned = await store.prune(now() - maxAgeDays * DAY_MS);
+      const pruned = await store.prune(now() - maxAgeDays * DAY_MS, { signal: stopping.signal });
       if (Object.values(pruned).some((count) => count > 0)) {
         logger.info({ pruned, maxAgeDays }, "spend history older than its age limit removed");
       }
@@ -48,6 +49,8 @@ export function startSpendHistoryPruning(options: {
   return {
     async stop() {
       clearInterval(timer);
+      // A long first prune (a large history) stops after its step under way.
+      stopping.abort();
       await running;
     },
   };
