@@ -163,11 +163,6 @@ describe("sqlite spend store", () => {
       createSqliteSpendStore({ path: join(temp.dir, "missing", "dir", "x.db") }),
     ).toThrow(expect.objectContaining({ name: "SpendLedgerError", code: "store_failure" }));
   });
-});
-
-describe("sqlite spend store prune", () => {
-  const temp = makeTempDir();
-  afterAll(() => temp.remove());
 
   it("takes out the history of ended windows in steps, and the file reopens with the same books", async () => {
     const path = join(temp.dir, "prune.db");
