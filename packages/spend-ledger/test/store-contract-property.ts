@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { createSpendLedger, type Reservation } from "../src/index";
+import { minuteOf } from "../src/spend-minutes";
 import {
   type ContractSetup,
   dayStartMs,
@@ -12,10 +13,10 @@ import {
 
 /**
  * The contract's property: reservations alone never commit more than the budget, whatever the
- * steps.
+ * steps, prunes of the history among them (a prune changes no admission and no total).
  */
 export function propertyContract(setup: ContractSetup): void {
-  it("property: reservations alone never commit more than the budget", async () => {
+  it("property: reservations alone never commit more than the budget, and a prune changes neither admissions nor totals", async () => {
     const { store } = await setup();
     let run = 0;
     const step = fc.oneof(
@@ -37,6 +38,10 @@ export function propertyContract(setup: ContractSetup): void {
         kind: fc.constant("advance" as const),
         ms: fc.integer({ min: 0, max: 6 * minuteMs }),
       }),
+      fc.record({
+        kind: fc.constant("prune" as const),
+        backMs: fc.integer({ min: 0, max: 60 * minuteMs }),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(
@@ -54,6 +59,10 @@ export function propertyContract(setup: ContractSetup): void {
           });
           const live: Array<{ reservation: Reservation; expiresAtMs: number }> = [];
           const finished: Reservation[] = [];
+          // When each reservation was made; a prune may forget the finished ones made before
+          // its cutoff's minute (a repeated settle of those would book again, as documented).
+          const madeAt = new Map<Reservation, number>();
+          let forgetBeforeMs = Number.NEGATIVE_INFINITY;
           let modelSpent = 0;
           let excess = 0;
           const modelReserved = () =>
@@ -63,6 +72,13 @@ export function propertyContract(setup: ContractSetup): void {
           for (const action of steps) {
             if (action.kind === "advance") {
               nowMs += action.ms;
+            } else if (action.kind === "prune") {
+              const cutoffMs = minuteOf(nowMs - action.backMs);
+              const kept = () => propertyLedger.records({ rung, sinceMs: cutoffMs });
+              const before = await kept();
+              await store.prune?.(nowMs - action.backMs);
+              expect(await kept()).toEqual(before);
+              forgetBeforeMs = Math.max(forgetBeforeMs, cutoffMs);
             } else if (action.kind === "reserve") {
               const predicted = modelSpent + modelReserved() + action.micro <= budgetMicro;
               const result = await propertyLedger.reserve({
@@ -73,9 +89,11 @@ export function propertyContract(setup: ContractSetup): void {
               expect(isReservation(result)).toBe(predicted);
               if (isReservation(result)) {
                 live.push({ reservation: result, expiresAtMs: result.expiresAtMs });
+                madeAt.set(result, nowMs);
               }
             } else {
-              const all = [...live.map((entry) => entry.reservation), ...finished];
+              const remembered = finished.filter((done) => madeAt.get(done)! >= forgetBeforeMs);
+              const all = [...live.map((entry) => entry.reservation), ...remembered];
               if (all.length === 0) continue;
               const reservation = all[action.pick % all.length]!;
               const index = live.findIndex((entry) => entry.reservation === reservation);
