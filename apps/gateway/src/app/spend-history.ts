@@ -1,5 +1,4 @@
 import type { SpendStore } from "@planfirst/spend-ledger";
-import type { Logger } from "pino";
 
 const DAY_MS = 86_400_000;
 
@@ -23,7 +22,10 @@ export function startSpendHistoryPruning(options: {
   store: SpendStore;
   maxAgeDays: number;
   now: () => number;
-  logger: Pick<Logger, "info" | "warn">;
+  logger: {
+    info(fields: object, message: string): void;
+    warn(fields: object, message: string): void;
+  };
 }): SpendHistoryPruning {
   const { store, maxAgeDays, now, logger } = options;
   let running: Promise<void> = Promise.resolve();
