@@ -23,7 +23,11 @@ const redisKeys: string[] = [];
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   const client = new Redis(REDIS_URL);
-  if (redisKeys.length > 0) await client.del(...redisKeys);
+  for (const key of redisKeys) {
+    // The stream, and its key indexes under its hash tag.
+    const indexes = await client.keys(`{${key}}*`);
+    await client.del(key, ...indexes);
+  }
   await client.quit();
 });
 
@@ -141,6 +145,83 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
       ).toEqual(["r4", "r3"]);
       await store.append([record(5)]);
       expect(ids(await read(store, { limit: 2, key: "team" }))).toEqual(["r4", "r2"]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("the redis request log's client key index", () => {
+  const admin = new Redis(REDIS_URL);
+  afterAll(() => admin.quit());
+  const openRedis = (maxRecords: number) => {
+    const key = `planfirst-test:${randomUUID()}:requests`;
+    redisKeys.push(key);
+    return { key, store: createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords }) };
+  };
+
+  it("indexes each record under its key, so a key's view reads its own entries", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      await store.append([0, 1, 2, 3, 4, 5].map((i) => record(i)));
+      expect(await admin.xlen(`{${key}}:key:team`)).toBe(3);
+      expect(await admin.xlen(`{${key}}:key:intern`)).toBe(3);
+      // Each index entry is the id of its record in the log.
+      const [first] = (await admin.xrange(`{${key}}:key:intern`, "-", "+", "COUNT", 1)) as [
+        string,
+        string[],
+      ][];
+      const [entry] = (await admin.xrange(key, first![0], first![0])) as [string, string[]][];
+      expect(JSON.parse(entry![1][1]!).requestId).toBe("r1");
+      expect(ids(await read(store, { limit: 100, key: "team" }))).toEqual(["r4", "r2", "r0"]);
+      expect(ids(await read(store, { limit: 100, key: "nobody" }))).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a key's view also finds what an earlier version wrote without an index, in order", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      // An earlier version's entries: the record alone, in no index.
+      for (const i of [0, 1, 2]) await admin.xadd(key, "*", "r", JSON.stringify(record(i)));
+      expect(ids(await read(store, { limit: 100, key: "team" }))).toEqual(["r2", "r0"]);
+      await store.append([3, 4, 5, 6].map((i) => record(i)));
+      expect(ids(await read(store, { limit: 100, key: "team" }))).toEqual(["r6", "r4", "r2", "r0"]);
+      expect(ids(await read(store, { limit: 3, key: "team" }))).toEqual(["r6", "r4", "r2"]);
+      expect(
+        ids(await read(store, { limit: 100, key: "intern", sinceMs: T0 + 2 * 60_000 })),
+      ).toEqual(["r5", "r3"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a key's view never looks past the newest maxRecords records", async () => {
+    // Far below the stream's approximate trim: it holds all twelve, readers see five.
+    const { store } = openRedis(5);
+    try {
+      await store.append(Array.from({ length: 12 }, (_, i) => record(i)));
+      expect(ids(await read(store, all()))).toEqual(["r11", "r10", "r9", "r8", "r7"]);
+      expect(ids(await read(store, { limit: 100, key: "team" }))).toEqual(["r10", "r8"]);
+      expect(ids(await read(store, { limit: 100, key: "intern" }))).toEqual(["r11", "r9", "r7"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a prune trims the indexes with the log and drops those left empty", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      await store.append([0, 1, 2, 3].map((i) => record(i)));
+      await store.append([record(4, { keyId: "gone" })]);
+      await store.prune({ maxRecords: 1_000, beforeMs: T0 + 2 * 60_000 });
+      expect(await admin.xlen(`{${key}}:key:team`)).toBe(1);
+      expect(await admin.xlen(`{${key}}:key:intern`)).toBe(1);
+      await store.prune({ maxRecords: 1_000, beforeMs: T0 + 4 * 60_000 });
+      expect(await admin.exists(`{${key}}:key:team`, `{${key}}:key:intern`)).toBe(0);
+      expect(await admin.smembers(`{${key}}:keys`)).toEqual([`{${key}}:key:gone`]);
+      expect(ids(await read(store, { limit: 100, key: "gone" }))).toEqual(["r4"]);
     } finally {
       await store.close();
     }
