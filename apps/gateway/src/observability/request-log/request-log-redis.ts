@@ -20,21 +20,32 @@ type StreamEntry = [id: string, fields: string[]];
 
 /**
  * Appends each record to stream KEYS[1] (field `r`, capped near ARGV[1]) and its id to its client
- * key's index stream, KEYS[3 + slot] (same id, capped the same), one record per ARGV pair (slot,
- * record); adds each index to the set KEYS[2]; and keeps in KEYS[3] the id of the first record
- * ever indexed (the records before it, written by an earlier version, are in no index). One
- * script call per batch.
+ * key's index stream, KEYS[5 + slot], and, when it was not served (ARGV flag '1': a status
+ * outside 2xx), to the index of unserved records, KEYS[5]; every index capped the same. One
+ * record per ARGV triple (slot, flag, record). Adds each index written to the set KEYS[2]. Keeps
+ * in KEYS[3] the id of the first record ever indexed by key, and in KEYS[4] the first ever
+ * indexed by status (the records before each, written by an earlier version, are in no such
+ * index). One script call per batch.
  */
 const appendScript = `
 local first
-for i = 2, #ARGV, 2 do
-  local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'r', ARGV[i + 1])
-  redis.call('XADD', KEYS[3 + tonumber(ARGV[i])], 'MAXLEN', '~', ARGV[1], id, 'i', '')
+local unserved = false
+for i = 2, #ARGV, 3 do
+  local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'r', ARGV[i + 2])
+  redis.call('XADD', KEYS[5 + tonumber(ARGV[i])], 'MAXLEN', '~', ARGV[1], id, 'i', '')
+  if ARGV[i + 1] == '1' then
+    redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[1], id, 'i', '')
+    unserved = true
+  end
   first = first or id
 end
-for k = 4, #KEYS do redis.call('SADD', KEYS[2], KEYS[k]) end
-if first then redis.call('SET', KEYS[3], first, 'NX') end
-return (#ARGV - 1) / 2
+for k = 6, #KEYS do redis.call('SADD', KEYS[2], KEYS[k]) end
+if unserved then redis.call('SADD', KEYS[2], KEYS[5]) end
+if first then
+  redis.call('SET', KEYS[3], first, 'NX')
+  redis.call('SET', KEYS[4], first, 'NX')
+end
+return (#ARGV - 1) / 3
 `;
 
 /**
@@ -66,7 +77,7 @@ end
  * 1 when it reached that oldest entry, the oldest id a reader may see ('' when the stream is
  * empty), KEYS[3], the first id indexed ('' when none) }.
  */
-const keyScanScript = `${floorLua}
+const indexScanScript = `${floorLua}
 local floor = floorOf(tonumber(ARGV[3]))
 local ids = redis.call('XREVRANGE', KEYS[2], ARGV[1], '-', 'COUNT', ARGV[2])
 local entries, last, reached = {}, '', 0
@@ -81,10 +92,10 @@ return { entries, #ids, last, reached, floor, redis.call('GET', KEYS[3]) or '' }
 `;
 
 const appendCommand = "planfirstRequestLogAppend";
-const keyScanCommand = "planfirstRequestLogKeyScan";
+const indexScanCommand = "planfirstRequestLogIndexScan";
 
 type AppendCommand = (...keysAndArgs: string[]) => Promise<number>;
-type KeyScanCommand = (
+type IndexScanCommand = (
   stream: string,
   index: string,
   indexedFrom: string,
@@ -112,10 +123,13 @@ type KeyScanCommand = (
  * under the stream's hash tag, so one Cluster slot holds them all), so a read for one key (a
  * client key's own view, polled by its status page) reads that key's entries, not every entry:
  * of 100,000 records, a key's ten in 1–8 ms of the gateway's CPU and under 1 ms of Redis, where
- * reading every entry took 0.6–1 s and 40–64 ms. It costs each record a second XADD.
- * Records written before the index existed (an earlier version) are read by the scan below the
- * first indexed one. While a replica of an earlier version still writes, its records are in no
- * index, and a key's view misses them until it stops.
+ * reading every entry took 0.6–1 s and 40–64 ms. It costs each record a second XADD. The id of
+ * a record not served (a status outside 2xx) also goes to `<base>:unserved`, so a view of the
+ * failures (`status=5xx`, `429`, `4xx`: what an operator filters the status page by, and rare
+ * in a healthy log) reads those, not every entry; a served record costs it nothing.
+ * Records written before an index existed (an earlier version) are read by the scan below the
+ * first one indexed. While a replica of an earlier version still writes, its records are in no
+ * index, and the views an index serves miss them until it stops.
  */
 export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions): RequestLogStore {
   // A failure reaches the log through the command that failed (it warns once per outage).
@@ -125,11 +139,13 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
   const indexOf = (keyId: string) => `${base}:key:${keyId}`;
   const indexesKey = `${base}:keys`;
   const indexedFromKey = `${base}:indexed-from`;
+  const unservedKey = `${base}:unserved`;
+  const unservedFromKey = `${base}:unserved-from`;
   // Its number of keys goes first in each call: one index per client key in the batch.
   client.defineCommand(appendCommand, { lua: appendScript });
-  client.defineCommand(keyScanCommand, { numberOfKeys: 3, lua: keyScanScript });
+  client.defineCommand(indexScanCommand, { numberOfKeys: 3, lua: indexScanScript });
   const appendAll = (client as unknown as Record<string, AppendCommand>)[appendCommand]!;
-  const keyScan = (client as unknown as Record<string, KeyScanCommand>)[keyScanCommand]!;
+  const indexScan = (client as unknown as Record<string, IndexScanCommand>)[indexScanCommand]!;
   const cap = String(maxRecords);
 
   /**
@@ -180,18 +196,25 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
     }
   }
 
-  /** A key's entries from its index, then the records of before the index, by the scan. */
-  async function* keyPages(filter: RequestFilter, keyId: string): AsyncGenerator<RequestRecord[]> {
+  /**
+   * The entries index stream `index` names, newest first, then, by the scan, the records
+   * written before the first one indexed (whose id `fromKey` holds).
+   */
+  async function* indexPages(
+    filter: RequestFilter,
+    index: string,
+    fromKey: string,
+  ): AsyncGenerator<RequestRecord[]> {
     let below = "+";
     let found = 0;
     for (;;) {
-      // Every id in the index is one of the key's records: no more than the page still needs.
+      // An index holds what its filter asks for: no more ids than the page still needs.
       const count = Math.min(READ_PAGE, filter.limit - found);
-      const [entries, read, lastId, reachedFloor, floorId, indexedFrom] = await keyScan.call(
+      const [entries, read, lastId, reachedFloor, floorId, indexedFrom] = await indexScan.call(
         client,
         key,
-        indexOf(keyId),
-        indexedFromKey,
+        index,
+        fromKey,
         below,
         count,
         maxRecords,
@@ -226,22 +249,25 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
           slot = slots.size + 1;
           slots.set(record.keyId, slot);
         }
-        args.push(String(slot), JSON.stringify(record));
+        args.push(String(slot), isServed(record.status) ? "0" : "1", JSON.stringify(record));
       }
       const indexes = [...slots.keys()].map(indexOf);
       await appendAll.call(
         client,
-        String(3 + indexes.length),
+        String(5 + indexes.length),
         key,
         indexesKey,
         indexedFromKey,
+        unservedFromKey,
+        unservedKey,
         ...indexes,
         ...args,
       );
     },
     async *pages(filter) {
       await connected();
-      if (filter.key !== undefined) yield* keyPages(filter, filter.key);
+      if (filter.key !== undefined) yield* indexPages(filter, indexOf(filter.key), indexedFromKey);
+      else if (excludesServed(filter)) yield* indexPages(filter, unservedKey, unservedFromKey);
       else yield* scan(filter, "+", null);
     },
     async prune(bounds) {
@@ -265,8 +291,8 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
   };
 
   /**
-   * Trims every key's index to the stream's first entry (its ids below it name nothing any
-   * more), and drops the indexes left empty.
+   * Trims every index (each key's, the unserved records') to the stream's first entry (its ids
+   * below it name nothing any more), and drops the indexes left empty.
    */
   async function pruneIndexes(): Promise<void> {
     const indexes = await client.smembers(indexesKey);
@@ -284,6 +310,19 @@ export function createRedisRequestLogStore(options: RedisRequestLogStoreOptions)
       await client.srem(indexesKey, ...empty);
     }
   }
+}
+
+/** True for a status the unserved index leaves out: 2xx. */
+function isServed(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/** True when `filter`'s status range leaves out every 2xx: it matches unserved records only. */
+function excludesServed(filter: RequestFilter): boolean {
+  return (
+    (filter.statusMin !== undefined && filter.statusMin > 299) ||
+    (filter.statusMax !== undefined && filter.statusMax < 200)
+  );
 }
 
 function recordOf(fields: readonly string[]): RequestRecord | null {

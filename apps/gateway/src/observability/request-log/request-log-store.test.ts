@@ -228,6 +228,145 @@ describe("the redis request log's client key index", () => {
   });
 });
 
+describe("the redis request log's index of unserved records", () => {
+  const admin = new Redis(REDIS_URL);
+  afterAll(() => admin.quit());
+  const openRedis = (maxRecords: number) => {
+    const key = `planfirst-test:${randomUUID()}:requests`;
+    redisKeys.push(key);
+    return { key, store: createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords }) };
+  };
+  const failed = (index: number, status: number) =>
+    record(index, { status, outcome: status === 499 ? "client_gone" : "all_targets_failed" });
+
+  it("indexes each record answered outside 2xx, and a view of failures reads those", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      await store.append([record(0), failed(1, 502), record(2, { status: 201 }), failed(3, 429)]);
+      await store.append([record(4), failed(5, 499), failed(6, 500)]);
+      expect(await admin.xlen(`{${key}}:unserved`)).toBe(4);
+      expect(ids(await read(store, { limit: 100, statusMin: 500, statusMax: 599 }))).toEqual([
+        "r6",
+        "r1",
+      ]);
+      expect(ids(await read(store, { limit: 100, statusMin: 400, statusMax: 499 }))).toEqual([
+        "r5",
+        "r3",
+      ]);
+      expect(ids(await read(store, { limit: 1, statusMin: 400, statusMax: 599 }))).toEqual(["r6"]);
+      // A served status is in no index: its view scans, as before.
+      expect(ids(await read(store, { limit: 100, statusMin: 200, statusMax: 299 }))).toEqual([
+        "r4",
+        "r2",
+        "r0",
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a view of failures also finds what earlier versions wrote outside the index, in order", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      // A version before any index: the record alone.
+      await admin.xadd(key, "*", "r", JSON.stringify(failed(0, 503)));
+      await admin.xadd(key, "*", "r", JSON.stringify(record(1)));
+      // The version with the key index only: the record, its key's index, the key marker.
+      const id = await admin.xadd(key, "*", "r", JSON.stringify(failed(2, 429)));
+      await admin.xadd(`{${key}}:key:team`, id!, "i", "");
+      await admin.set(`{${key}}:indexed-from`, id!);
+      const fourXx = { limit: 100, statusMin: 400, statusMax: 499 };
+      expect(ids(await read(store, fourXx))).toEqual(["r2"]);
+      await store.append([failed(3, 404), record(4), failed(5, 500)]);
+      expect(ids(await read(store, { limit: 100, statusMin: 400, statusMax: 599 }))).toEqual([
+        "r5",
+        "r3",
+        "r2",
+        "r0",
+      ]);
+      expect(ids(await read(store, fourXx))).toEqual(["r3", "r2"]);
+      // The key index was there before: a key's view reads it, and scans only below its start.
+      expect(ids(await read(store, { limit: 100, key: "team" }))).toEqual(["r4", "r2", "r0"]);
+      // A replica of an earlier version still writing: the view of failures reads the index,
+      // so it misses that record until the replica is upgraded (the whole log still has it).
+      await admin.xadd(key, "*", "r", JSON.stringify(failed(6, 500)));
+      expect(ids(await read(store, { limit: 1, statusMin: 500, statusMax: 599 }))).toEqual(["r5"]);
+      expect(ids(await read(store, all(1)))).toEqual(["r6"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a view of failures never looks past the newest maxRecords records", async () => {
+    const { store } = openRedis(5);
+    try {
+      await store.append(Array.from({ length: 12 }, (_, i) => failed(i, i % 2 === 0 ? 500 : 200)));
+      expect(ids(await read(store, { limit: 100, statusMin: 500, statusMax: 599 }))).toEqual([
+        "r10",
+        "r8",
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a prune trims the index with the log and drops it once empty", async () => {
+    const { key, store } = openRedis(1_000);
+    try {
+      await store.append([failed(0, 500), failed(1, 502), record(2), failed(3, 429)]);
+      await store.prune({ maxRecords: 1_000, beforeMs: T0 + 2 * 60_000 });
+      expect(await admin.xlen(`{${key}}:unserved`)).toBe(1);
+      await store.prune({ maxRecords: 1_000, beforeMs: T0 + 4 * 60_000 });
+      expect(await admin.exists(`{${key}}:unserved`)).toBe(0);
+      await store.append([failed(5, 503)]);
+      expect(ids(await read(store, { limit: 100, statusMin: 500, statusMax: 599 }))).toEqual([
+        "r5",
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("answers every filter as the memory log does, index or scan", async () => {
+    const { store } = openRedis(1_000);
+    const memory = createMemoryRequestLogStore({ maxRecords: 1_000 });
+    const statuses = [200, 200, 201, 429, 499, 500, 502, 200, 404, 200, 503];
+    const records = Array.from({ length: 44 }, (_, i) =>
+      record(i, {
+        status: statuses[(i * 7) % statuses.length]!,
+        modelAsked: i % 5 === 0 ? "gpt-5" : "auto/thrifty",
+      }),
+    );
+    try {
+      for (let at = 0; at < records.length; at += 9) {
+        await store.append(records.slice(at, at + 9));
+        await memory.append(records.slice(at, at + 9));
+      }
+      const ranges = [
+        {},
+        { statusMin: 200, statusMax: 299 },
+        { statusMin: 400, statusMax: 499 },
+        { statusMin: 500, statusMax: 599 },
+        { statusMin: 429, statusMax: 429 },
+        { statusMin: 100, statusMax: 199 },
+      ];
+      for (const range of ranges) {
+        for (const narrow of [{}, { key: "team" }, { model: "gpt-5" }, { rung: "cheap" }]) {
+          for (const limit of [2, 100]) {
+            const filter: RequestFilter = { limit, ...range, ...narrow };
+            expect(ids(await read(store, filter)), JSON.stringify(filter)).toEqual(
+              ids(await read(memory, filter)),
+            );
+          }
+        }
+      }
+    } finally {
+      await store.close();
+      await memory.close();
+    }
+  });
+});
+
 describe("the SQLite request log file", () => {
   it("sits beside the state file, named after it", () => {
     expect(requestLogPathFor(".planfirst/state.db")).toBe(".planfirst/state.requests.db");
