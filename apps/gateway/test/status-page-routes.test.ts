@@ -138,6 +138,42 @@ describe("the status routes behind client keys", () => {
   });
 });
 
+describe("the status feed under load", () => {
+  it("looks at most about four times a second however many requests are served, and still shows the last", async () => {
+    const harness = await bed.start({ config: keyed(), env: TEST_ENV });
+    const events = await fetch(`${harness.url}/v1/status/events`, { headers: auth });
+    const serve = async (model: string) => {
+      const reply = await post(harness.url, "/v1/chat/completions", chatBody(model), auth);
+      expect(reply.status).toBe(200);
+      await reply.text();
+    };
+    let pushes = 0;
+    let startedAt = 0;
+    const seen = readEvents(events, (event) => {
+      pushes += 1;
+      if (startedAt === 0) {
+        startedAt = performance.now();
+        void (async () => {
+          // Each request changes the snapshot, so a look after each would push each; the last
+          // asks for a model of its own, which only a push made after it shows.
+          for (let index = 0; index < 60; index++) {
+            await serve(index % 2 === 0 ? "auto/thrifty" : "auto/subscription");
+          }
+          await serve("claude-sonnet-4-5");
+        })();
+        return false;
+      }
+      return event.data.includes(`data-served-id=\\"claude-sonnet-4-5\\"`);
+    });
+    // Ends once a push shows the last request served: no change is lost to the spacing.
+    await seen;
+    const elapsedMs = performance.now() - startedAt;
+    // A look per request pushed once per request (62 here); spaced 250 ms apart, the looks
+    // push the first rendering, one per 250 ms of traffic, and the last.
+    expect(pushes).toBeLessThanOrEqual(Math.floor(elapsedMs / 250) + 3);
+  });
+});
+
 describe("overage evidence on the status page", () => {
   it("shows the newest evidence with its source, and 'no evidence' before any", async () => {
     const harness = await bed.start({ config: standardConfig(bed.fakes), env: TEST_ENV });
