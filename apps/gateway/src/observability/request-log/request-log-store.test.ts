@@ -68,14 +68,7 @@ const ids = (records: readonly RequestRecord[]) => records.map((r) => r.requestI
 const drivers: [string, (maxRecords: number) => RequestLogStore][] = [
   ["memory", (maxRecords) => createMemoryRequestLogStore({ maxRecords })],
   ["sqlite", () => createSqliteRequestLogStore({ path: join(dir, `${randomUUID()}.requests.db`) })],
-  [
-    "redis",
-    (maxRecords) => {
-      const key = `planfirst-test:${randomUUID()}:requests`;
-      redisKeys.push(key);
-      return createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords });
-    },
-  ],
+  ["redis", (maxRecords) => openRedis(maxRecords).store],
 ];
 
 describe.each(drivers)("the %s request log store", (_name, open) => {
@@ -151,14 +144,16 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
   });
 });
 
+/** A Redis request log under a key of its own (deleted after the file), and that key. */
+function openRedis(maxRecords: number) {
+  const key = `planfirst-test:${randomUUID()}:requests`;
+  redisKeys.push(key);
+  return { key, store: createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords }) };
+}
+
 describe("the redis request log's client key index", () => {
   const admin = new Redis(REDIS_URL);
   afterAll(() => admin.quit());
-  const openRedis = (maxRecords: number) => {
-    const key = `planfirst-test:${randomUUID()}:requests`;
-    redisKeys.push(key);
-    return { key, store: createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords }) };
-  };
 
   it("indexes each record under its key, so a key's view reads its own entries", async () => {
     const { key, store } = openRedis(1_000);
@@ -231,11 +226,6 @@ describe("the redis request log's client key index", () => {
 describe("the redis request log's index of unserved records", () => {
   const admin = new Redis(REDIS_URL);
   afterAll(() => admin.quit());
-  const openRedis = (maxRecords: number) => {
-    const key = `planfirst-test:${randomUUID()}:requests`;
-    redisKeys.push(key);
-    return { key, store: createRedisRequestLogStore({ url: REDIS_URL, key, maxRecords }) };
-  };
   const failed = (index: number, status: number) =>
     record(index, { status, outcome: status === 499 ? "client_gone" : "all_targets_failed" });
 
