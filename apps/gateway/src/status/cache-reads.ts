@@ -2,6 +2,9 @@ import type { SpendSummary } from "@planfirst/spend-ledger";
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
 import type { StatusSource as AppContext } from "./status-source";
 
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
 /**
  * How much of a paid rung's input was read from the provider's prompt cache, over the spend
  * records of the last hour (token counts as the upstreams reported them).
@@ -18,11 +21,13 @@ export interface StatusCacheReads {
 }
 
 /**
- * Per paid rung, how much of the input booked in the spend records of the hour before `nowMs`
- * was read from the prompt cache (every paid rung listed, zero when it served nothing); of one
- * client key's records alone when `clientKeyId` is given. The spend store sums the records
- * where it keeps them (`SpendLedger.summary`). Null when the spend store cannot answer: the
- * page says so rather than failing.
+ * Per paid rung, how much of the input booked in the spend records of the last hour (from the
+ * start of the minute an hour before `nowMs`) was read from the prompt cache (every paid rung
+ * listed, zero when it served nothing); of one client key's records alone when `clientKeyId`
+ * is given. The spend store sums the records where it keeps them (`SpendLedger.summary`), whole
+ * minutes from its minute sums: starting the hour on a minute spares every look of the status
+ * page a read of that first minute's records (a busy gateway's thousands). Null when the spend
+ * store cannot answer: the page says so rather than failing.
  */
 export async function cacheReadsLastHour(
   app: Pick<AppContext, "deps">,
@@ -31,10 +36,8 @@ export async function cacheReadsLastHour(
 ): Promise<Record<string, StatusCacheReads> | null> {
   let byRung: SpendSummary["byRung"];
   try {
-    const query =
-      clientKeyId === undefined
-        ? { sinceMs: nowMs - 3_600_000 }
-        : { sinceMs: nowMs - 3_600_000, clientKeyId };
+    const sinceMs = nowMs - HOUR_MS - (nowMs % MINUTE_MS);
+    const query = clientKeyId === undefined ? { sinceMs } : { sinceMs, clientKeyId };
     byRung = (await app.deps.ledger.summary(query)).byRung;
   } catch {
     return null;
