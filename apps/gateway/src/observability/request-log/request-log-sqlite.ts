@@ -29,7 +29,12 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
  */
 const CHECKPOINT_EVERY_BYTES = SQLITE_DEFAULT_AUTOCHECKPOINT * 4096;
 
-/** Rows read per query of a scan; each holds one written batch (up to the log's batch size). */
+/**
+ * Most rows read per query of a scan; each holds one written batch (up to the log's batch size,
+ * 256 records). A scan reads one row first and twice as many each time after, up to this: the
+ * newest row usually fills a page of the status page's table (50 records), and each row read
+ * is a copy of its text and a parse of its records.
+ */
 const ROWS_PER_READ = 16;
 
 /**
@@ -106,10 +111,10 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   }
 
   /**
-   * Up to ROWS_PER_READ rows below row `beforeId` that can hold a match of `filter`: its time,
+   * Up to `rows` rows below row `beforeId` that can hold a match of `filter`: its time,
    * status range, key, model and rung are checked against each row's summary.
    */
-  function rowsBefore(filter: RequestFilter, beforeId: number): BatchRow[] {
+  function rowsBefore(filter: RequestFilter, beforeId: number, rows: number): BatchRow[] {
     const where = ["id < ?"];
     const values: (number | string)[] = [beforeId];
     const when = (condition: string, value: number | string) => {
@@ -123,7 +128,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     if (filter.key !== undefined) when("instr(tags, ?) > 0", tagNeedle("k", filter.key));
     if (filter.model !== undefined) when("instr(tags, ?) > 0", tagNeedle("m", filter.model));
     if (filter.rung !== undefined) when("instr(tags, ?) > 0", tagNeedle("r", filter.rung));
-    const sql = `SELECT id, records FROM request_log_batch WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${ROWS_PER_READ}`;
+    const sql = `SELECT id, records FROM request_log_batch WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${rows}`;
     return db.prepare(sql).all(...values) as BatchRow[];
   }
 
@@ -189,13 +194,16 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
       let beforeId = Number.MAX_SAFE_INTEGER;
       let left = filter.limit;
       let page: RequestRecord[] = [];
+      let rowsPerRead = 1;
       while (left > 0) {
         // A long scan lets other work in between its reads.
         if (beforeId !== Number.MAX_SAFE_INTEGER) await new Promise((go) => setImmediate(go));
-        const rows = rowsBefore(filter, beforeId);
+        const rows = rowsBefore(filter, beforeId, rowsPerRead);
         if (rows.length === 0) break;
         beforeId = rows.at(-1)!.id;
+        rowsPerRead = Math.min(ROWS_PER_READ, rowsPerRead * 2);
         for (const row of rows) {
+          if (left === 0) break;
           const values = parseBatch(row.records);
           for (let index = values.length - 1; index >= 0 && left > 0; index--) {
             const value = values[index];

@@ -113,6 +113,29 @@ describe.each(drivers)("the %s request log store", (_name, open) => {
     }
   });
 
+  it("reads across many written batches, newest first, to the limit", async () => {
+    const store = open(10_000);
+    try {
+      // Forty writes of seven: the SQLite log's reads grow from one row to sixteen.
+      for (let write = 0; write < 40; write++) {
+        await store.append(Array.from({ length: 7 }, (_, i) => record(write * 7 + i)));
+      }
+      const newest = (count: number, keep: (index: number) => boolean = () => true) =>
+        Array.from({ length: 280 }, (_, i) => 279 - i)
+          .filter(keep)
+          .slice(0, count)
+          .map((i) => `r${i}`);
+      for (const limit of [1, 7, 8, 50, 279, 1_000]) {
+        expect(ids(await read(store, all(limit)))).toEqual(newest(limit));
+      }
+      expect(ids(await read(store, { limit: 60, rung: "subscription" }))).toEqual(
+        newest(60, (i) => i % 3 === 0),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it("a prune keeps the newest maxRecords and none older than the age bound", async () => {
     const store = open(4);
     try {
