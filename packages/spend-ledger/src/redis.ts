@@ -42,6 +42,13 @@ export type {
 const silentLogger: SpendStoreLogger = { warn: () => {} };
 
 /**
+ * Minutes before the one now running whose records may still be landing when a summary reads
+ * them (a settle reaches Redis after its instant; a replica's clock may run behind): a summary
+ * checks each of them on its own (see `summary`).
+ */
+const RECENT_MINUTES = 2;
+
+/**
  * A spend store in Redis. Each operation is at most ONE round trip: the reserves, settles and
  * releases issued for a budget window in one turn of the event loop run in one Lua script call,
  * atomically and in order (see redis-scripts.ts and redis-batch.ts; under load, while two calls
@@ -315,12 +322,15 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
       run("summary", async () => {
         // Whole minutes from their sums, the rest from the records (see spend-minutes.ts); every
         // read page by page, so a long window is never held in memory whole. The minute now
-        // running (by this process's clock) is left out of the paged read: settles land in it
-        // while the sums are read, and would make the count below disagree with them.
+        // running and the RECENT_MINUTES before it (by this process's clock) are left out of
+        // the paged read: settles still land in them while the sums are read (a settle goes to
+        // Redis after its instant, a replica's clock may run behind), and would make the count
+        // below disagree with the sums, and send the whole range to its records.
         const from = await minuteSumsFrom(client, layout);
         const running = minuteOf(Date.now());
+        const recent = running - RECENT_MINUTES * MINUTE;
         const { minutes, records } =
-          from === null ? { minutes: null, records: [query] } : minuteSpans(query, from, running);
+          from === null ? { minutes: null, records: [query] } : minuteSpans(query, from, recent);
         let groups: RecordGroup[] = [];
         if (minutes !== null) {
           const sums = await minuteGroups(client, layout, minutes);
@@ -333,20 +343,36 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
           if (recorded === sums.requests) groups = sums.groups;
           else records.push(minutes);
         }
-        // The minute now running, when the range holds it whole: its sums and its record count
-        // are read at one instant, so the same check holds however fast settles land.
+        // The recent minutes the range holds whole: each one's sums and its record count are
+        // read at one instant, so the same check holds however fast settles land, and a minute
+        // that fails it is the only one read from its records. They lie in the one span of
+        // records that reaches past `recent` (the range's end, or all of it).
         const at =
-          from !== null && from <= running
-            ? records.findIndex((span) => span.sinceMs === running)
-            : -1;
+          from === null
+            ? -1
+            : records.findIndex((span) => span.untilMs === undefined || span.untilMs > recent);
         const tail = records[at];
-        if (tail && (tail.untilMs === undefined || tail.untilMs >= running + MINUTE)) {
-          const now = await oneMinuteGroups(client, layout, tail, running);
-          if (now.recorded === now.requests) {
+        if (tail) {
+          const rest: SpendRecordQuery[] = [];
+          let start = tail.sinceMs;
+          for (let minute = recent; minute <= running; minute += MINUTE) {
+            const whole =
+              minute >= from! &&
+              (tail.sinceMs === undefined || tail.sinceMs <= minute) &&
+              (tail.untilMs === undefined || tail.untilMs >= minute + MINUTE);
+            if (!whole) continue;
+            const now = await oneMinuteGroups(client, layout, tail, minute);
+            if (now.recorded !== now.requests) continue;
             groups = groups.concat(now.groups);
-            if (tail.untilMs === running + MINUTE) records.splice(at, 1);
-            else records[at] = { ...tail, sinceMs: running + MINUTE };
+            if (start === undefined || start < minute) {
+              rest.push({ ...tail, sinceMs: start, untilMs: minute });
+            }
+            start = minute + MINUTE;
           }
+          if (tail.untilMs === undefined || start === undefined || start < tail.untilMs) {
+            rest.push({ ...tail, sinceMs: start });
+          }
+          records.splice(at, 1, ...rest);
         }
         const summary = summaryOfGroups(groups);
         for (const span of records) {

@@ -357,6 +357,48 @@ describe("redis spend store", () => {
     await store.close();
   });
 
+  it("a record landing late in a recent minute sends only that minute to its records", async () => {
+    const keyPrefix = `${filePrefix}:recent`;
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000)
+      await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    // One record a minute from seven minutes ago to now: sums complete from six minutes ago.
+    let lateBy = 7 * 60_000;
+    const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => Date.now() - lateBy });
+    for (let index = 0; lateBy >= 0; index++, lateBy -= 60_000) {
+      await bookOne(ledger, `r-${index}`, 0.001, "alice");
+    }
+    await ledger.flush();
+    const running = Date.now() - (Date.now() % 60_000);
+    // The sums are what is read: one micro-dollar more in those of five minutes ago shows.
+    const sumsKey = `{${keyPrefix}}:minutes`;
+    const old = running - 5 * 60_000;
+    const [field] = await admin.zrangebyscore(`{${keyPrefix}}:minutes:fields`, old, old);
+    const stored = (await admin.hget(sumsKey, field!))!.split(" ");
+    await admin.hset(
+      sumsKey,
+      field!,
+      [stored[0], Number(stored[1]) + 1, ...stored.slice(2)].join(" "),
+    );
+    const hour = { sinceMs: running - 60 * 60_000 };
+    const withExtra = async () =>
+      summarize(await ledger.records(hour)).byRung.cheap!.costUsd + 0.000001;
+    expect((await ledger.summary(hour)).byRung.cheap!.costUsd).toBeCloseTo(await withExtra(), 9);
+    // A record lands in the minute that just ended after the summary's last look (a replica
+    // whose clock runs behind, or one of an earlier version): that minute alone is read from
+    // its records, the older ones still from their sums.
+    const late = {
+      ...(await ledger.records({ sinceMs: running - 60_000 }))[0]!,
+      reservationId: "late",
+    };
+    await admin.zadd(`{${keyPrefix}}:records`, Date.parse(late.time), JSON.stringify(late));
+    const summary = await ledger.summary(hour);
+    expect(summary.total.requests).toBe(9);
+    expect(summary.byRung.cheap!.costUsd).toBeCloseTo(await withExtra(), 9);
+    await store.close();
+  });
+
   it("uses a caller's client without quitting it", async () => {
     const client = new Redis(redisUrl);
     const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:own-client` });
