@@ -43,6 +43,27 @@ async function bookOne(
   await ledger.settle(reservation, costUsd, { ...usage, clientKeyId });
 }
 
+/** Waits, when the minute now running is nearly over, for the next: a test then runs in one. */
+async function awayFromMinuteEnd(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+}
+
+/**
+ * Adds one micro-dollar to the cost in the minute sums of `minuteMs` (its first series), without
+ * a record: a summary that reads those sums shows it, one that reads the records does not.
+ */
+async function addMicroDollarToSums(admin: Redis, keyPrefix: string, minuteMs: number) {
+  const sumsKey = `{${keyPrefix}}:minutes`;
+  const [field] = await admin.zrangebyscore(`{${keyPrefix}}:minutes:fields`, minuteMs, minuteMs);
+  const stored = (await admin.hget(sumsKey, field!))!.split(" ");
+  await admin.hset(
+    sumsKey,
+    field!,
+    [stored[0], Number(stored[1]) + 1, ...stored.slice(2)].join(" "),
+  );
+}
+
 describeSpendStoreContract("redis", () => {
   storeCount += 1;
   const keyPrefix = `${filePrefix}:${storeCount}`;
@@ -313,10 +334,7 @@ describe("redis spend store", () => {
 
   it("reads the minute now running from its sums, counted at one instant with its records, and from the records when an earlier version booked there", async () => {
     const keyPrefix = `${filePrefix}:running`;
-    // Far enough from the next minute that the whole test runs inside the one it starts in.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000)
-      await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await awayFromMinuteEnd();
     const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
     // The first record is booked two minutes ago: sums are complete from the minute after it on.
     let lateBy = 120_000;
@@ -332,14 +350,7 @@ describe("redis spend store", () => {
     }
 
     // The sums are what is read: one micro-dollar more in them shows in the summary.
-    const sumsKey = `{${keyPrefix}}:minutes`;
-    const [field] = await admin.zrangebyscore(`{${keyPrefix}}:minutes:fields`, running, running);
-    const stored = (await admin.hget(sumsKey, field!))!.split(" ");
-    await admin.hset(
-      sumsKey,
-      field!,
-      [stored[0], Number(stored[1]) + 1, ...stored.slice(2)].join(" "),
-    );
+    await addMicroDollarToSums(admin, keyPrefix, running);
     const exact = summarize(await ledger.records({}));
     expect((await ledger.summary({})).byRung.cheap!.costUsd).toBeCloseTo(
       exact.byRung.cheap!.costUsd + 0.000001,
@@ -359,9 +370,7 @@ describe("redis spend store", () => {
 
   it("a record landing late in a recent minute sends only that minute to its records", async () => {
     const keyPrefix = `${filePrefix}:recent`;
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000)
-      await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await awayFromMinuteEnd();
     const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
     // One record a minute from seven minutes ago to now: sums complete from six minutes ago.
     let lateBy = 7 * 60_000;
@@ -372,15 +381,7 @@ describe("redis spend store", () => {
     await ledger.flush();
     const running = Date.now() - (Date.now() % 60_000);
     // The sums are what is read: one micro-dollar more in those of five minutes ago shows.
-    const sumsKey = `{${keyPrefix}}:minutes`;
-    const old = running - 5 * 60_000;
-    const [field] = await admin.zrangebyscore(`{${keyPrefix}}:minutes:fields`, old, old);
-    const stored = (await admin.hget(sumsKey, field!))!.split(" ");
-    await admin.hset(
-      sumsKey,
-      field!,
-      [stored[0], Number(stored[1]) + 1, ...stored.slice(2)].join(" "),
-    );
+    await addMicroDollarToSums(admin, keyPrefix, running - 5 * 60_000);
     const hour = { sinceMs: running - 60 * 60_000 };
     const withExtra = async () =>
       summarize(await ledger.records(hour)).byRung.cheap!.costUsd + 0.000001;
