@@ -66,10 +66,10 @@ return {fields, sums, redis.call('ZCOUNT', KEYS[3], ARGV[1], '(' .. ARGV[2])}
  * The sums of the one minute starting at `minuteMs` that `query` selects (as
  * {@link minuteGroups}), with `requests`, the requests of every series of that minute, and
  * `recorded`, the records that minute holds, both read at one instant: they differ only when
- * a store of an earlier version booked records there without sums. For the minute now running,
- * into which settles keep landing.
+ * a store of an earlier version booked records there without sums. For the recent minutes, into
+ * which settles may still be landing.
  */
-export async function oneMinuteGroups(
+async function oneMinuteGroups(
   client: Redis,
   layout: Pick<RedisKeyLayout, "minuteSumsKey" | "minuteFieldsKey" | "recordsKey">,
   query: SpendRecordQuery,
@@ -87,6 +87,51 @@ export async function oneMinuteGroups(
   const groups: RecordGroup[] = [];
   const requests = addFieldGroups(fields, sums, query, groups);
   return { groups, requests, recorded };
+}
+
+/**
+ * The recent whole minutes of `span` (a range of records that reaches into them), from
+ * `firstMs` to `lastMs` and none before `sumsFromMs`, each read by {@link oneMinuteGroups}:
+ * `groups`, the sums of the minutes whose sums count every record they hold, and `rest`, the
+ * parts of `span` left to read from the records (the other minutes and the partial ones).
+ */
+export async function recentMinuteGroups(
+  client: Redis,
+  layout: Pick<RedisKeyLayout, "minuteSumsKey" | "minuteFieldsKey" | "recordsKey">,
+  span: SpendRecordQuery,
+  sumsFromMs: number,
+  firstMs: number,
+  lastMs: number,
+): Promise<{ groups: RecordGroup[]; rest: SpendRecordQuery[] }> {
+  const whole: number[] = [];
+  for (let minute = firstMs; minute <= lastMs; minute += MINUTE) {
+    if (
+      minute >= sumsFromMs &&
+      (span.sinceMs === undefined || span.sinceMs <= minute) &&
+      (span.untilMs === undefined || span.untilMs >= minute + MINUTE)
+    ) {
+      whole.push(minute);
+    }
+  }
+  const read = await Promise.all(
+    whole.map((minute) => oneMinuteGroups(client, layout, span, minute)),
+  );
+  let groups: RecordGroup[] = [];
+  const rest: SpendRecordQuery[] = [];
+  let start = span.sinceMs;
+  whole.forEach((minute, index) => {
+    const { groups: found, requests, recorded } = read[index]!;
+    if (recorded !== requests) return;
+    groups = groups.concat(found);
+    if (start === undefined || start < minute) {
+      rest.push({ ...span, sinceMs: start, untilMs: minute });
+    }
+    start = minute + MINUTE;
+  });
+  if (span.untilMs === undefined || start === undefined || start < span.untilMs) {
+    rest.push({ ...span, sinceMs: start });
+  }
+  return { groups, rest };
 }
 
 /**

@@ -2,7 +2,7 @@ import { ReplyError } from "ioredis";
 import { invalidArgument, SpendLedgerError } from "./errors";
 import { connectRedis, whenConnected } from "./redis-connection";
 import { redisKeyLayout } from "./redis-keys";
-import { minuteGroups, minuteSumsFrom, oneMinuteGroups } from "./redis-minute-sums";
+import { minuteGroups, minuteSumsFrom, recentMinuteGroups } from "./redis-minute-sums";
 import { applyPublished, loadMirror, type WindowMirror } from "./redis-mirror";
 import { createRedisOperations } from "./redis-operations";
 import { createOutageLog, unavailable } from "./redis-outage";
@@ -353,26 +353,9 @@ export function createRedisSpendStore(options: RedisSpendStoreOptions = {}): Red
             : records.findIndex((span) => span.untilMs === undefined || span.untilMs > recent);
         const tail = records[at];
         if (tail) {
-          const rest: SpendRecordQuery[] = [];
-          let start = tail.sinceMs;
-          for (let minute = recent; minute <= running; minute += MINUTE) {
-            const whole =
-              minute >= from! &&
-              (tail.sinceMs === undefined || tail.sinceMs <= minute) &&
-              (tail.untilMs === undefined || tail.untilMs >= minute + MINUTE);
-            if (!whole) continue;
-            const now = await oneMinuteGroups(client, layout, tail, minute);
-            if (now.recorded !== now.requests) continue;
-            groups = groups.concat(now.groups);
-            if (start === undefined || start < minute) {
-              rest.push({ ...tail, sinceMs: start, untilMs: minute });
-            }
-            start = minute + MINUTE;
-          }
-          if (tail.untilMs === undefined || start === undefined || start < tail.untilMs) {
-            rest.push({ ...tail, sinceMs: start });
-          }
-          records.splice(at, 1, ...rest);
+          const recentRead = await recentMinuteGroups(client, layout, tail, from!, recent, running);
+          groups = groups.concat(recentRead.groups);
+          records.splice(at, 1, ...recentRead.rest);
         }
         const summary = summaryOfGroups(groups);
         for (const span of records) {
