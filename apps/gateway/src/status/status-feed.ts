@@ -69,6 +69,7 @@ export function createStatusFeed(
   let lastLookMs = Number.NEGATIVE_INFINITY;
   let next: NodeJS.Timeout | undefined;
   let unwatch: (() => void) | undefined;
+  const minIntervalMs = options.minIntervalMs ?? 250;
 
   async function current(): Promise<StatusPush> {
     const status = await statusSnapshot(app, tracker);
@@ -94,9 +95,7 @@ export function createStatusFeed(
   // requests for a look come meanwhile, they are one look, as soon as its turn comes.
   function check(): void {
     if (next || listeners.size === 0) return;
-    const waitMs = checking
-      ? (options.minIntervalMs ?? 250)
-      : lastLookMs + (options.minIntervalMs ?? 250) - Date.now();
+    const waitMs = checking ? minIntervalMs : lastLookMs + minIntervalMs - Date.now();
     next = setTimeout(look, Math.max(0, waitMs));
     next.unref();
   }
