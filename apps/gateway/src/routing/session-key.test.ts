@@ -25,6 +25,24 @@ function input(
 }
 
 describe("session key", () => {
+  it("gives a named session the same hash on every request, however many sessions came between", () => {
+    const hashOf = (id: string, clientId = "team-a") =>
+      sessionKeyOf(input({ "x-session-affinity": id }, {}, OPENING, clientId))?.hash;
+    const first = hashOf("conversation-1");
+    expect(first).toBe(sessionHash("team-a", "affinity", "conversation-1"));
+    // More sessions than the remembered hashes hold, then the first again.
+    for (let i = 0; i < 5_000; i++) {
+      expect(hashOf(`conversation-${i}`)).toBe(
+        sessionHash("team-a", "affinity", `conversation-${i}`),
+      );
+    }
+    expect(hashOf("conversation-1")).toBe(first);
+    // Another key's session of the same id is another session; a long id is hashed as well.
+    expect(hashOf("conversation-1", "team-b")).not.toBe(first);
+    const long = "x".repeat(10_000);
+    expect(hashOf(long)).toBe(sessionHash("team-a", "affinity", long));
+  });
+
   it("takes the sources in order: Claude Code header, session_id or prompt_cache_key, metadata.user_id, x-session-affinity, the opening", () => {
     const all = {
       "x-claude-code-session-id": "cc",

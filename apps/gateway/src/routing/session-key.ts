@@ -105,19 +105,21 @@ const SESSION_HASH = new RegExp(`^[0-9a-f]{${SESSION_HASH_CHARS}}$`);
 export function sessionKeyOf(input: SessionKeyInput): SessionKey | null {
   const { headers, body, clientId } = input;
   const claudeCode = nonEmpty(headers?.["x-claude-code-session-id"]);
-  if (claudeCode !== undefined) return named("x-claude-code-session-id", "claude-code", claudeCode);
+  if (claudeCode !== undefined)
+    return named(clientId, "x-claude-code-session-id", "claude-code", claudeCode);
   const sessionId = nonEmpty(headers?.session_id);
-  if (sessionId !== undefined) return named("session_id", "openai", sessionId);
+  if (sessionId !== undefined) return named(clientId, "session_id", "openai", sessionId);
   const promptCacheKey = nonEmpty(body.prompt_cache_key);
-  if (promptCacheKey !== undefined) return named("prompt_cache_key", "openai", promptCacheKey);
+  if (promptCacheKey !== undefined)
+    return named(clientId, "prompt_cache_key", "openai", promptCacheKey);
   const metadata = body.metadata;
   const userId =
     typeof metadata === "object" && metadata !== null
       ? nonEmpty((metadata as Record<string, unknown>).user_id)
       : undefined;
-  if (userId !== undefined) return named("metadata.user_id", "anthropic-user", userId);
+  if (userId !== undefined) return named(clientId, "metadata.user_id", "anthropic-user", userId);
   const affinity = nonEmpty(headers?.["x-session-affinity"]);
-  if (affinity !== undefined) return named("x-session-affinity", "affinity", affinity);
+  if (affinity !== undefined) return named(clientId, "x-session-affinity", "affinity", affinity);
   const opening = input.opening(OPENING_MAX_CHARS);
   if (opening === null) return null;
   return {
@@ -129,11 +131,42 @@ export function sessionKeyOf(input: SessionKeyInput): SessionKey | null {
     source: "conversation",
     opening: !opening.continued,
   };
+}
 
-  function named(source: SessionKeySource, family: string, value: string): SessionKey {
+/**
+ * The key of a session the client named (a header or a body field). Its hash is remembered for
+ * the next requests of the session (see {@link namedHashes}).
+ */
+function named(
+  clientId: string,
+  source: SessionKeySource,
+  family: string,
+  value: string,
+): SessionKey {
+  if (value.length > NAMED_VALUE_MAX_CHARS) {
     return { hash: sessionHash(clientId, family, value), source, opening: false };
   }
+  const input = hashInput(clientId, family, value);
+  let hash = namedHashes.get(input);
+  if (hash === undefined) {
+    if (namedHashes.size >= NAMED_HASHES_MAX) namedHashes.clear();
+    hash = hashOf(input);
+    namedHashes.set(input, hash);
+  }
+  return { hash, source, opening: false };
 }
+
+/**
+ * Hashes of the session ids clients sent lately, by their hash input: every request of a
+ * session names the same id, and a map lookup costs a small part of a SHA-256 (about 2 µs a
+ * request in the gateway benchmark). Only ids the client sent are kept, up to
+ * {@link NAMED_VALUE_MAX_CHARS} each, never a conversation's text; the map is emptied when it
+ * holds {@link NAMED_HASHES_MAX}, so it stays bounded and a busy gateway hashes each live
+ * session again at most once per emptying.
+ */
+const namedHashes = new Map<string, string>();
+const NAMED_HASHES_MAX = 4_096;
+const NAMED_VALUE_MAX_CHARS = 256;
 
 /**
  * The hash of one session value for one client key: the first {@link SESSION_HASH_CHARS} hex
@@ -141,7 +174,15 @@ export function sessionKeyOf(input: SessionKeyInput): SessionKey | null {
  * and the same value as `prompt_cache_key` are one session) and the value.
  */
 export function sessionHash(clientId: string, family: string, value: string): string {
-  return sha256Hex(`${clientId}\u0000${family}\u0000${value}`).slice(0, SESSION_HASH_CHARS);
+  return hashOf(hashInput(clientId, family, value));
+}
+
+function hashInput(clientId: string, family: string, value: string): string {
+  return `${clientId}\u0000${family}\u0000${value}`;
+}
+
+function hashOf(input: string): string {
+  return sha256Hex(input).slice(0, SESSION_HASH_CHARS);
 }
 
 /**

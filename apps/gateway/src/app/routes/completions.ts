@@ -168,7 +168,7 @@ export function completionNodeHandler(app: AppContext, route: CompletionRoute): 
     try {
       const headers = incoming.headers;
       const client = authenticate(app, first(headers.authorization), first(headers["x-api-key"]));
-      const header = (name: string) => first(headers[name]);
+      const header = headerOf(headers);
       const extras: CompletionExtras = {
         clientHeaders: pickClientHeaders(app.clientHeaderNames, header),
         sessionHeaders: pickSessionHeaders(header),
@@ -215,9 +215,23 @@ function sessionOf(
     headers: extras.sessionHeaders,
     body,
     clientId: client.id,
-    opening: (maxChars) => conversationOpeningOf(route.protocol, body, maxChars),
+    opening: openingOf(route.protocol, body),
   });
   return key ?? undefined;
+}
+
+/**
+ * The conversation's opening as `protocol` reads it from `body`, for the session key. Made by a
+ * function rather than written inline, here and in {@link headerOf}: a closure bound to a name
+ * or a property is named again on every request when the gateway runs from its sources.
+ */
+function openingOf(protocol: CompletionRoute["protocol"], body: Record<string, unknown>) {
+  return (maxChars: number) => conversationOpeningOf(protocol, body, maxChars);
+}
+
+/** Reads one header of Node's `headers` (its first value when repeated). */
+function headerOf(headers: IncomingMessage["headers"]) {
+  return (name: string) => first(headers[name]);
 }
 
 /** The query of a request target; undefined when it has none. */
