@@ -81,7 +81,9 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     records.push({ record, timeMs });
     if (records.length >= trimAt) {
       records = records.slice(records.length - maxRecords);
-      inTimeOrder = records.every(
+      // The newest part of a list in time order is in time order: only a list that was not is
+      // checked again (the record out of order may have left it).
+      inTimeOrder ||= records.every(
         (kept, index) => index === 0 || kept.timeMs >= records[index - 1]!.timeMs,
       );
     }
@@ -129,7 +131,11 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     settle: async (request: StoreSettleRequest): Promise<StoreSettleResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      if (isFinished(request.reservationId)) return { booked: false, ...totalsOf(state) };
+      // A live reservation is not finished: the two sets of finished ids are looked in only
+      // for one that is not (a repeated or late settle).
+      if (!state.live.has(request.reservationId) && isFinished(request.reservationId)) {
+        return { booked: false, ...totalsOf(state) };
+      }
       finish(state, request.reservationId);
       state.spentMicroUsd += request.record.costMicroUsd;
       if (request.keepRecord !== false) keep(request.record);
@@ -138,7 +144,9 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     release: async (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      if (isFinished(request.reservationId)) return { released: false, ...totalsOf(state) };
+      if (!state.live.has(request.reservationId) && isFinished(request.reservationId)) {
+        return { released: false, ...totalsOf(state) };
+      }
       const released = finish(state, request.reservationId);
       return { released, ...totalsOf(state) };
     },
