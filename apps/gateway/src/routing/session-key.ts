@@ -100,7 +100,8 @@ const SESSION_HASH = new RegExp(`^[0-9a-f]{${SESSION_HASH_CHARS}}$`);
  * `metadata.user_id` (Anthropic clients); header `x-session-affinity` (any client); else the
  * conversation's opening (system prompt and first user message, {@link OPENING_MAX_CHARS} of
  * each). Null when none of them is there (no user message). Every source is hashed with the
- * client key's id, so only the hash leaves this function. Pure.
+ * client key's id, so only the hash leaves this function. Its answer depends on its input
+ * alone (a named session's hash is remembered, see `named`).
  */
 export function sessionKeyOf(input: SessionKeyInput): SessionKey | null {
   const { headers, body, clientId } = input;
