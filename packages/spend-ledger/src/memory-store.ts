@@ -53,6 +53,12 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
   let finished = new Set<string>();
   let finishedBefore = new Set<string>();
   const isFinished = (id: string) => finished.has(id) || finishedBefore.has(id);
+  /**
+   * True when a settle or release of `id` comes after its reservation was finished already. A
+   * live reservation is not finished, so the two sets of finished ids are searched only for
+   * one that is not live (a repeated or late settle).
+   */
+  const finishedAlready = (state: WindowState, id: string) => !state.live.has(id) && isFinished(id);
   // Oldest first, each with its time in ms (parsed once, when it is kept). Trimmed a tenth of
   // the bound at a time, so a settle does not move the whole list each time; reads see only the
   // newest `maxRecords`.
@@ -131,9 +137,7 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     settle: async (request: StoreSettleRequest): Promise<StoreSettleResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      // A live reservation is not finished: the two sets of finished ids are looked in only
-      // for one that is not (a repeated or late settle).
-      if (!state.live.has(request.reservationId) && isFinished(request.reservationId)) {
+      if (finishedAlready(state, request.reservationId)) {
         return { booked: false, ...totalsOf(state) };
       }
       finish(state, request.reservationId);
@@ -144,7 +148,7 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     release: async (request: StoreReleaseRequest): Promise<StoreReleaseResult> => {
       const state = book.state(request.rung, request.windowKey);
       expireReservations(state, request.nowMs);
-      if (!state.live.has(request.reservationId) && isFinished(request.reservationId)) {
+      if (finishedAlready(state, request.reservationId)) {
         return { released: false, ...totalsOf(state) };
       }
       const released = finish(state, request.reservationId);
