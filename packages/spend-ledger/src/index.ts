@@ -22,6 +22,7 @@ export { isRefusal } from "./reservation";
 export type { SettleRecordInput, SettleResult } from "./settlement";
 export type { SpendLedger, SpendLedgerOptions } from "./spend-ledger";
 export { createSpendLedger, DEFAULT_RESERVATION_TIMEOUT_MS } from "./spend-ledger";
+export { MINUTE, minuteOf } from "./spend-minutes";
 export type { SpendRecord, SpendRecordQuery, SpendSummary, SpendTotals } from "./spend-record";
 export { summarize } from "./spend-record";
 export type {

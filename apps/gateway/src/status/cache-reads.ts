@@ -1,9 +1,8 @@
-import type { SpendSummary } from "@planfirst/spend-ledger";
+import { MINUTE, minuteOf, type SpendSummary } from "@planfirst/spend-ledger";
 import { PAID_RUNGS } from "@planfirst/subscription-ladder";
 import type { StatusSource as AppContext } from "./status-source";
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
+const HOUR_MS = 60 * MINUTE;
 
 /**
  * How much of a paid rung's input was read from the provider's prompt cache, over the spend
@@ -36,7 +35,7 @@ export async function cacheReadsLastHour(
 ): Promise<Record<string, StatusCacheReads> | null> {
   let byRung: SpendSummary["byRung"];
   try {
-    const sinceMs = nowMs - HOUR_MS - (nowMs % MINUTE_MS);
+    const sinceMs = minuteOf(nowMs - HOUR_MS);
     const query = clientKeyId === undefined ? { sinceMs } : { sinceMs, clientKeyId };
     byRung = (await app.deps.ledger.summary(query)).byRung;
   } catch {
