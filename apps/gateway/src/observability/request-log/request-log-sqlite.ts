@@ -20,6 +20,15 @@ export function requestLogPathFor(statePath: string): string {
   );
 }
 
+/**
+ * Page size of a new log file, bytes. A row holds a whole batch of records (up to 256, about
+ * 130 KB of JSON), written as a chain of overflow pages, one WAL frame each: with SQLite's
+ * default 4 KiB pages an insert took 2.4 µs per record on the event loop (a standalone insert
+ * of such rows into a WAL file), with 16 KiB pages 1.7 µs, and in the gateway benchmark's CPU
+ * profile (plan path, 65,000 requests) 5.0–5.6 µs against 4.8.
+ */
+const PAGE_BYTES = 16_384;
+
 /** SQLite's own automatic checkpoint threshold, pages. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 
@@ -81,6 +90,9 @@ type RowColumns = [number, number, number, number, number, string, string];
 export function createSqliteRequestLogStore(options: { path: string }): RequestLogStore {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
+  // Set before the first table exists, so only a new file takes it; an existing file keeps its
+  // own (the pragma does nothing there).
+  db.pragma(`page_size = ${PAGE_BYTES}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");

@@ -458,6 +458,36 @@ describe("the SQLite request log file", () => {
     }
   });
 
+  it("writes a new file in 16 KiB pages, and an existing file keeps its own", async () => {
+    const pageSize = (path: string) => {
+      const file = new Database(path, { readonly: true });
+      const size = file.pragma("page_size", { simple: true });
+      file.close();
+      return size;
+    };
+    const fresh = join(dir, "fresh.requests.db");
+    const store = createSqliteRequestLogStore({ path: fresh });
+    await store.append([record(1)]);
+    await store.close();
+    expect(pageSize(fresh)).toBe(16_384);
+
+    // A file an earlier version wrote, in SQLite's default 4 KiB pages.
+    const earlier = join(dir, "earlier.requests.db");
+    const first = new Database(earlier);
+    first.pragma("page_size = 4096");
+    // A page size is fixed once the file holds its first table.
+    first.exec("CREATE TABLE written_before (id INTEGER PRIMARY KEY)");
+    first.close();
+    const before = createSqliteRequestLogStore({ path: earlier });
+    await before.append([record(1)]);
+    await before.close();
+    const reopened = createSqliteRequestLogStore({ path: earlier });
+    await reopened.append([record(2)]);
+    expect(ids(await read(reopened, all()))).toEqual(["r2", "r1"]);
+    await reopened.close();
+    expect(pageSize(earlier)).toBe(4096);
+  });
+
   it("keeps its records across a reopen", async () => {
     const path = join(dir, "reopen.requests.db");
     const first = createSqliteRequestLogStore({ path });
