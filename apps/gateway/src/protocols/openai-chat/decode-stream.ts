@@ -3,7 +3,7 @@ import { type IrFinishReason, type IrStreamPart, type IrUsage, streamCutError } 
 import { isRecord, parseJsonObject } from "../ir/guards";
 import type { SseEvent } from "../types";
 import { finishFromChat } from "./finish-reason";
-import { chatChunkSchema, usageFromChat } from "./openai-chat-api";
+import { chatChunkSchema, usageFromParsedChat } from "./openai-chat-api";
 
 /**
  * A decoder of one chat completions stream. The stream is complete at `data: [DONE]`, or as
@@ -54,7 +54,7 @@ class ChatStreamDecoder implements StreamDecoder {
       if (typeof chunk.model === "string") start.model = chunk.model;
       out.push(start);
     }
-    const usage = usageFromChat(chunk.usage);
+    const usage = usageFromParsedChat(chunk.usage);
     if (usage) this.usage = usage;
     const choice = chunk.choices?.[0];
     if (choice) {

@@ -49,13 +49,20 @@ export const chatRequestSchema = z.looseObject({
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 
-/** Chat usage, tolerant of servers that omit the details. */
-const chatUsageSchema = z.looseObject({
+/**
+ * Chat usage, tolerant of servers that omit the details. Read only for its counts, so other
+ * fields are dropped from the parsed value (`z.object`): zod then checks the known fields
+ * without walking the unknown ones (`total_tokens` and the rest).
+ */
+const chatUsageSchema = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
 });
+
+/** See {@link chatUsageSchema}. */
+type ChatUsage = z.infer<typeof chatUsageSchema>;
 
 /** A non-stream chat completion. */
 export const chatResponseSchema = z.looseObject({
@@ -72,13 +79,19 @@ export const chatResponseSchema = z.looseObject({
   usage: chatUsageSchema.nullish(),
 });
 
-/** One streamed chat chunk (`choices` may be empty on the usage chunk). */
-export const chatChunkSchema = z.looseObject({
+/**
+ * One streamed chat chunk (`choices` may be empty on the usage chunk). Parsed for every chunk
+ * the relay tracks (a finish, usage, an error) and every chunk a translation reads, and read
+ * only for the fields below: the others are dropped from the parsed value (`z.object` rather
+ * than `z.looseObject`, which walks each unknown field: `object`, `created`,
+ * `system_fingerprint`, `logprobs`…), half the time of a parse.
+ */
+export const chatChunkSchema = z.object({
   id: z.string().nullish(),
   model: z.string().nullish(),
   choices: z
     .array(
-      z.looseObject({
+      z.object({
         delta: z
           .looseObject({
             content: z.string().nullish(),
@@ -86,7 +99,7 @@ export const chatChunkSchema = z.looseObject({
             reasoning: z.string().nullish(),
             tool_calls: z
               .array(
-                z.looseObject({
+                z.object({
                   index: z.number().nullish(),
                   id: z.string().nullish(),
                   type: z.string().nullish(),
@@ -117,8 +130,12 @@ export function usageFromChat(usage: unknown): IrUsage | null {
   // Most stream chunks carry no usage: checked first, since a failed safeParse builds an error.
   if (!isRecord(usage)) return null;
   const parsed = chatUsageSchema.safeParse(usage);
-  if (!parsed.success) return null;
-  const u = parsed.data;
+  return parsed.success ? usageFromParsedChat(parsed.data) : null;
+}
+
+/** {@link usageFromChat} for usage parsed already (as part of a {@link chatChunkSchema} chunk). */
+export function usageFromParsedChat(u: ChatUsage | null | undefined): IrUsage | null {
+  if (!u) return null;
   if (typeof u.prompt_tokens !== "number" && typeof u.completion_tokens !== "number") return null;
   return {
     inputTokens: tokenCount(u.prompt_tokens),
