@@ -9,6 +9,7 @@ import gemini429 from "./__fixtures__/gemini-429-quota-failure.json";
 import groq200 from "./__fixtures__/groq-200.json";
 import openrouterKey from "./__fixtures__/openrouter-key.json";
 import {
+  isSilentSuccess,
   parseResponseSignals,
   parseUsagePayload,
   USAGE_ENDPOINT_PARSERS,
@@ -80,5 +81,38 @@ describe("parseUsagePayload", () => {
   it("a provider without a usage endpoint gives no windows", () => {
     expect(parseUsagePayload("groq", { anything: 1 }, observedAtMs)).toEqual([]);
     expect(parseUsagePayload("toString", {}, observedAtMs)).toEqual([]);
+  });
+});
+
+describe("isSilentSuccess", () => {
+  const plain = { "content-type": "application/json", date: "Sat, 05 Dec 2026 00:00:00 GMT" };
+
+  it("is true for a 2xx or 3xx with no body and headers no parser reads", () => {
+    expect(isSilentSuccess({ status: 200, headers: plain, observedAtMs })).toBe(true);
+    expect(isSilentSuccess({ status: 304, headers: {}, observedAtMs })).toBe(true);
+  });
+
+  it("is false once a header name holds a fragment a parser reads, in any case", () => {
+    for (const name of [
+      "X-RateLimit-Limit-Requests",
+      "retry-after",
+      "X-RATELIMIT-RESET",
+      "x-goog-quota-user",
+      "anthropic-ratelimit-unified-status",
+      "x-codex-primary-used-percent",
+      "X-Usage-Remaining",
+      "x-litellm-llm_provider-x",
+      "X-MS-Region",
+    ]) {
+      const headers = { ...plain, [name]: "1" };
+      expect(isSilentSuccess({ status: 200, headers, observedAtMs }), name).toBe(false);
+    }
+  });
+
+  it("is false for a failure, a body, or headers it cannot walk as a record", () => {
+    expect(isSilentSuccess({ status: 429, headers: plain, observedAtMs })).toBe(false);
+    expect(isSilentSuccess({ status: 200, headers: plain, body: {}, observedAtMs })).toBe(false);
+    expect(isSilentSuccess({ status: 200, headers: new Headers(plain), observedAtMs })).toBe(false);
+    expect(isSilentSuccess(null as never)).toBe(false);
   });
 });
