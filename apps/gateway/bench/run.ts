@@ -4,6 +4,7 @@ import { printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
+import { Redis } from "ioredis";
 import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchHeldRequests, heldBenchOptionsFromEnv } from "./held-requests";
@@ -103,6 +104,19 @@ for (const variant of GATEWAY_VARIANTS) {
   );
 }
 
+// The Redis server's own CPU, read around each measurement of the Redis path: it runs on the same
+// cores as every hop, so its time per request is part of what that path costs the machine.
+const redisInfo = gateways["paid-redis"]
+  ? new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 })
+  : null;
+/** The Redis server's CPU time (user + system, every thread) since it started, µs. */
+const redisCpuMicros = async (): Promise<number> => {
+  if (!redisInfo) return 0;
+  const info = await redisInfo.info("cpu");
+  const seconds = (name: string) => Number(info.match(new RegExp(`^${name}:([\\d.]+)`, "m"))?.[1]);
+  return (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1e6;
+};
+
 console.log(
   `${CONNECTIONS} connections, ${WARMUP_REQUESTS} warm-up requests per case, then ${ROUNDS} rounds of ` +
     `${DURATION_S} s per case in rotated order, each between two runs of the raw proxy (req/s, ` +
@@ -129,6 +143,8 @@ console.log("");
 // of it, whatever its other threads (the SQLite commit thread) use. "loop busy" is that time over
 // the wall time of the load: near 100 % the path is bound by its own main thread; well below, its
 // requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
+// "Redis CPU" is the Redis server's own time per request of the Redis path (INFO cpu around each
+// measurement): it shares the machine's cores with the gateway, the upstream and the load.
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
   "plan-no-affinity": "planfirst, plan rung, affinity off",
@@ -153,6 +169,8 @@ interface Sample {
   result: LoadResult;
   cpuMicros: number;
   loopMicros: number;
+  /** The Redis server's CPU time during the load (on the Redis path only, else 0). */
+  redisMicros: number;
   /** Wall-clock time of the load, in microseconds. */
   wallMicros: number;
   /** Its req/s ÷ the mean of the raw proxy's just before and just after it (1 for the raw proxy). */
@@ -180,15 +198,19 @@ for (const stream of MODES) {
   const others = cases.filter(([name]) => name !== RAW);
   const [, rawUrl, rawModel, rawServer] = cases.find(([name]) => name === RAW)!;
   const measure = async (url: string, model: string, server: Child) => {
+    const onRedis = server === gateways["paid-redis"];
     const before = await cpuMicros(server);
+    const redisBefore = onRedis ? await redisCpuMicros() : 0;
     const startedAt = performance.now();
     const result = await load(url, body(model, stream));
     const wallMicros = (performance.now() - startedAt) * 1000;
+    const redisAfter = onRedis ? await redisCpuMicros() : 0;
     const after = await cpuMicros(server);
     return {
       result,
       cpuMicros: after.cpu - before.cpu,
       loopMicros: after.loop - before.loop,
+      redisMicros: redisAfter - redisBefore,
       wallMicros,
     };
   };
@@ -221,6 +243,7 @@ const summary = (row: Row) => {
     p99: median(row.samples.map((sample) => sample.result.latency.p99)),
     cpu: row.samples.reduce((sum, sample) => sum + sample.cpuMicros, 0) / requests,
     loop: row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) / requests,
+    redis: row.samples.reduce((sum, sample) => sum + sample.redisMicros, 0) / requests,
     busy:
       row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) /
       row.samples.reduce((sum, sample) => sum + sample.wallMicros, 0),
@@ -243,6 +266,7 @@ printTable(
     "CPU µs/req",
     "loop µs/req",
     "loop busy",
+    "Redis CPU µs/req",
     "errors",
   ],
   rows.map((row) => {
@@ -258,6 +282,7 @@ printTable(
       figures.cpu.toFixed(0),
       figures.loop.toFixed(0),
       percent(figures.busy),
+      row.name === labels["paid-redis"] ? figures.redis.toFixed(0) : "—",
       String(figures.errors),
     ];
   }),
@@ -310,6 +335,7 @@ if (CLIENTS_RUN) {
 if (HELD_RUN) await benchHeldRequests(heldBenchOptionsFromEnv(upstream.url));
 
 for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+redisInfo?.disconnect();
 if (CPU_PROFILE_DIR) printSessionShares(CPU_PROFILE_DIR);
 if (LONG_STREAMS_RUN) {
   console.log("");
