@@ -93,7 +93,7 @@ export const chatChunkSchema = z.object({
     .array(
       z.object({
         delta: z
-          .looseObject({
+          .object({
             content: z.string().nullish(),
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
@@ -104,10 +104,10 @@ export const chatChunkSchema = z.object({
                   id: z.string().nullish(),
                   type: z.string().nullish(),
                   function: z
-                    .looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
+                    .object({ name: z.string().nullish(), arguments: z.string().nullish() })
                     .nullish(),
                   custom: z
-                    .looseObject({ name: z.string().nullish(), input: z.string().nullish() })
+                    .object({ name: z.string().nullish(), input: z.string().nullish() })
                     .nullish(),
                 }),
               )
