@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import Database from "better-sqlite3";
+import { type RowColumns, startLogWriter } from "./log-writer";
 import { matchesRequestFilter, type RequestFilter } from "./request-filter";
 import { READ_PAGE, type RequestLogStore } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
 import { storedRecordOf } from "./stored-record";
-import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The request log's SQLite file for the state file `statePath`: beside it, named after it
@@ -23,20 +23,16 @@ export function requestLogPathFor(statePath: string): string {
 /**
  * Page size of a new log file, bytes. A row holds a whole batch of records (up to 256, about
  * 130 KB of JSON), written as a chain of overflow pages, one WAL frame each: with SQLite's
- * default 4 KiB pages an insert took 2.4 µs per record on the event loop (a standalone insert
- * of such rows into a WAL file), with 16 KiB pages 1.7 µs, and in the gateway benchmark's CPU
- * profile (plan path, 65,000 requests) 5.0–5.6 µs against 4.8.
+ * default 4 KiB pages an insert took 2.4 µs per record (a standalone insert of such rows into
+ * a WAL file), with 16 KiB pages 1.7 µs.
  */
 const PAGE_BYTES = 16_384;
 
-/** SQLite's own automatic checkpoint threshold, pages. */
-const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
-
 /**
- * Bytes of records written between two checkpoints of the log's WAL: about what SQLite's own
- * threshold lets the WAL hold (1,000 pages of 4 KiB).
+ * Bytes logged between two checkpoints of the log's WAL: what SQLite's own threshold (1,000
+ * pages) lets it hold in 4 KiB pages.
  */
-const CHECKPOINT_EVERY_BYTES = SQLITE_DEFAULT_AUTOCHECKPOINT * 4096;
+const CHECKPOINT_EVERY_BYTES = 1000 * 4096;
 
 /**
  * Most rows read per query of a scan; each holds one written batch (up to the log's batch size,
@@ -69,9 +65,6 @@ interface BatchSummary {
   tags: string;
 }
 
-/** A row's columns from `first_at_ms` to `records`, in table order: its summary, then its text. */
-type RowColumns = [number, number, number, number, number, string, string];
-
 /**
  * The request log in a SQLite file: table `request_log_batch`, one row per written batch (its
  * records as one JSON array, oldest first, with a summary of them: see {@link BatchSummary}),
@@ -79,13 +72,17 @@ type RowColumns = [number, number, number, number, number, string, string];
  * is one `JSON.stringify` per record and one row insert per batch, where a row per record cost
  * an insert and an index entry each. Measured in the gateway benchmark (keyless path, CPU
  * profile, event-loop time per request): 12.3 µs with a row per record, 9.7 with a row per
- * batch, 6.1 once the checkpoints left the event loop (below). Reads parse the rows newest
- * first and filter the records in process; a row whose summary rules out every filter match
- * (no record of the key, model or rung asked, statuses or arrivals out of range) is skipped
+ * batch, 6.1 once the checkpoints left the event loop. The inserts have left it too: rows are
+ * written, and the WAL checkpointed, by a thread of their own (log-writer.ts). Inserting a row
+ * of 256 records took the event loop 0.3–0.7 ms, handing it to the thread 30 µs (a standalone
+ * run, the machine otherwise idle); on a machine whose cores are all busy the thread's work
+ * takes its time from the others instead. Reads and prunes run here, on a connection of their
+ * own; should the thread stop, rows are written here again. Reads parse the rows newest first
+ * and filter the records in process; a row whose summary rules out every filter match (no
+ * record of the key, model or rung asked, statuses or arrivals out of range) is skipped
  * unread, so a client key's view of a long log stays cheap. A file of the first layout
  * (`request_log`, one row per record) is moved to batch rows when opened, in one transaction:
- * nothing recorded is lost. The WAL is checkpointed by a thread of its own, off the request
- * path.
+ * nothing recorded is lost.
  */
 export function createSqliteRequestLogStore(options: { path: string }): RequestLogStore {
   if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
@@ -111,15 +108,18 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  // Started once the file is ready (a first-layout file moved), and told of every write after.
-  let checkpointer: WalCheckpointer | null = null;
-  moveFirstLayout(db, (records) => insertBatch(records));
-  checkpointer = checkpointElsewhere(db, options.path);
+  moveFirstLayout(db, (records) => insert.run(...rowColumns(records)));
+  // Started once the file is ready (a first-layout file moved). `db` keeps SQLite's automatic
+  // checkpoints: they come after its own commits (a prune now and then, every row should the
+  // thread stop), and the thread's, at a lower threshold, keep the WAL below them.
+  const writer =
+    options.path === ":memory:" ? null : startLogWriter(options.path, CHECKPOINT_EVERY_BYTES);
 
-  function insertBatch(records: readonly RequestRecord[]): void {
+  /** Writes a row of `records`: on the writing thread while it runs, else here. */
+  async function insertBatch(records: readonly RequestRecord[]): Promise<void> {
     const columns = rowColumns(records);
+    if (writer !== null && writer.failure() === null) return writer.insert(columns);
     insert.run(...columns);
-    checkpointer?.written(columns[6].length);
   }
 
   /**
@@ -200,7 +200,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
 
   return {
     async append(records) {
-      if (records.length > 0) insertBatch(records);
+      if (records.length > 0) await insertBatch(records);
     },
     async *pages(filter) {
       let beforeId = Number.MAX_SAFE_INTEGER;
@@ -240,23 +240,10 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
       pruneAge(bounds.beforeMs);
     },
     async close() {
-      await checkpointer?.close();
+      await writer?.close();
       if (db.open) db.close();
     },
   };
-}
-
-/**
- * Moves the automatic checkpoints of `db` (the file at `path`) to a thread of their own (see
- * wal-checkpointer.ts), and back to `db` should that thread stop. Null for `:memory:`, which
- * has no log to checkpoint.
- */
-function checkpointElsewhere(db: Database.Database, path: string): WalCheckpointer | null {
-  if (path === ":memory:") return null;
-  db.pragma("wal_autocheckpoint = 0");
-  return startWalCheckpointer(path, CHECKPOINT_EVERY_BYTES, () => {
-    if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
-  });
 }
 
 /**
