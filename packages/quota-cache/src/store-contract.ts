@@ -83,6 +83,23 @@ export function describeQuotaStoreContract(name: string, subject: QuotaStoreCont
       expect(store.connectionIds("windows")).toEqual([]);
     });
 
+    it("lists every write made after a read; a list read before keeps what it listed", async () => {
+      const store = track(await subject.create());
+      await store.ready();
+      store.put("windows", { connectionId: "c1", key: "5h", rev: 1, value: { v: 1 } });
+      const before = store.list("windows", "c1");
+      expect(store.list("windows", "c1")).toEqual(before);
+      store.put("windows", { connectionId: "c1", key: "5h", rev: 2, value: { v: 2 } });
+      store.put("windows", { connectionId: "c1", key: "7d", rev: 1, value: { v: 3 } });
+      expect(store.list("windows", "c1").map((record) => record.value)).toEqual([
+        { v: 2 },
+        { v: 3 },
+      ]);
+      store.remove("windows", "c1", "7d");
+      expect(store.list("windows", "c1").map((record) => record.value)).toEqual([{ v: 2 }]);
+      expect(before).toEqual([{ connectionId: "c1", key: "5h", rev: 1, value: { v: 1 } }]);
+    });
+
     it("serves the cache and the cooldown book synchronously", async () => {
       const store = track(await subject.create());
       await store.ready();
