@@ -110,8 +110,8 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
   );
   moveFirstLayout(db, (records) => insert.run(...rowColumns(records)));
   // Started once the file is ready (a first-layout file moved). `db` keeps SQLite's automatic
-  // checkpoints: they come after its own commits (a prune now and then, every row should the
-  // thread stop), and the thread's, at a lower threshold, keep the WAL below them.
+  // checkpoints, which follow its own commits only (a prune now and then, every row should the
+  // thread stop); the thread's, at a threshold no higher, keep the WAL below them.
   const writer =
     options.path === ":memory:" ? null : startLogWriter(options.path, CHECKPOINT_EVERY_BYTES);
 
