@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -486,6 +486,35 @@ describe("the SQLite request log file", () => {
     expect(ids(await read(reopened, all()))).toEqual(["r2", "r1"]);
     await reopened.close();
     expect(pageSize(earlier)).toBe(4096);
+  });
+
+  it("writes its rows on the event loop once its writing thread has stopped, losing none", async () => {
+    const path = join(dir, "writer-gone.requests.db");
+    const store = createSqliteRequestLogStore({ path });
+    // The store's own connection holds the file open; its writing thread opens the path anew
+    // once it has started, and finds a directory there: it cannot open it and stops.
+    renameSync(path, `${path}.moved`);
+    mkdirSync(path);
+    try {
+      // The first append may reach the thread before it has stopped, and is refused then
+      // (the request log keeps such a batch and writes it again); the next go to the store's
+      // own connection.
+      let refused = 0;
+      for (;;) {
+        try {
+          await store.append([record(1)]);
+          break;
+        } catch (error) {
+          expect(String(error)).toMatch(/SQLITE_CANTOPEN|unable to open/);
+          expect(++refused).toBeLessThan(50);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      await store.append([record(2)]);
+      expect(ids(await read(store, all()))).toEqual(["r2", "r1"]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("keeps its records across a reopen", async () => {
