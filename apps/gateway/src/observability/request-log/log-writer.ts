@@ -7,6 +7,10 @@ import { Worker } from "node:worker_threads";
  */
 export type RowColumns = [number, number, number, number, number, string, string];
 
+/** The insert of one `request_log_batch` row, its values the {@link RowColumns} in order. */
+export const INSERT_ROW = `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
 /** The thread that writes a request log file's rows; see {@link startLogWriter}. */
 interface LogWriter {
   /** Resolves once the row is committed; rejects when it was not (nothing of it is written). */
@@ -20,9 +24,9 @@ interface LogWriter {
 /**
  * The writing thread's code, plain CommonJS (a worker started with `eval` runs it as is, from
  * sources and from the built package alike): its own connection to the file, one insert per
- * row handed over, answered in order. Its commits checkpoint the WAL once about
- * `checkpointBytes` were logged since the last one (SQLite's automatic checkpoint, counted in
- * the file's pages), and it checkpoints once more when told to close.
+ * row handed over ({@link INSERT_ROW}, passed in), answered in order. Its commits checkpoint the
+ * WAL once about `checkpointBytes` were logged since the last one (SQLite's automatic
+ * checkpoint, counted in the file's pages), and it checkpoints once more when told to close.
  */
 const THREAD_CODE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -32,9 +36,7 @@ db.pragma("journal_mode = WAL");
 db.pragma("synchronous = NORMAL");
 const pageBytes = db.pragma("page_size", { simple: true });
 db.pragma("wal_autocheckpoint = " + Math.max(1, Math.ceil(workerData.checkpointBytes / pageBytes)));
-const insert = db.prepare(
-  "INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records) VALUES (?, ?, ?, ?, ?, ?, ?)",
-);
+const insert = db.prepare(workerData.insertRow);
 parentPort.on("message", (message) => {
   if (message === "close") {
     db.pragma("wal_checkpoint(PASSIVE)");
@@ -65,7 +67,7 @@ export function startLogWriter(path: string, checkpointBytes: number): LogWriter
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(THREAD_CODE, {
     eval: true,
-    workerData: { path, driver, checkpointBytes },
+    workerData: { path, driver, checkpointBytes, insertRow: INSERT_ROW },
   });
   worker.unref();
   /** Unanswered rows, oldest first. */

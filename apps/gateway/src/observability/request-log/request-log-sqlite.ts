@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import Database from "better-sqlite3";
-import { type RowColumns, startLogWriter } from "./log-writer";
+import { INSERT_ROW, type RowColumns, startLogWriter } from "./log-writer";
 import { matchesRequestFilter, type RequestFilter } from "./request-filter";
 import { READ_PAGE, type RequestLogStore } from "./request-log-store";
 import type { RequestRecord } from "./request-record";
@@ -104,10 +104,7 @@ export function createSqliteRequestLogStore(options: { path: string }): RequestL
     records TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS request_log_batch_last_at ON request_log_batch (last_at_ms);`);
-  const insert = db.prepare<RowColumns>(
-    `INSERT INTO request_log_batch (first_at_ms, last_at_ms, count, min_status, max_status, tags, records)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const insert = db.prepare<RowColumns>(INSERT_ROW);
   moveFirstLayout(db, (records) => insert.run(...rowColumns(records)));
   // Started once the file is ready (a first-layout file moved). `db` keeps SQLite's automatic
   // checkpoints, which follow its own commits only (a prune now and then, every row should the
