@@ -33,6 +33,9 @@ export const GATEWAY_VARIANTS = [
 /** One of {@link GATEWAY_VARIANTS}. */
 export type GatewayVariant = (typeof GATEWAY_VARIANTS)[number];
 
+/** The Redis server of the `paid-redis` variant (REDIS_URL, else the local default). */
+export const BENCH_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
 /** A benchmark gateway on 127.0.0.1, its state in a temporary directory (and Redis prefix). */
 export interface BenchGateway {
   readonly url: string;
@@ -136,13 +139,12 @@ export async function startBenchGateway(
     throw new Error(`unknown gateway variant "${variant}": ${GATEWAY_VARIANTS.join(", ")}`);
   }
   const dir = mkdtempSync(join(tmpdir(), "planfirst-bench-"));
-  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const keyPrefix = `planfirst-bench-${process.pid}:`;
   const storage: GatewayConfigInput["storage"] =
     variant === "paid-memory"
       ? { driver: "memory" }
       : variant === "paid-redis"
-        ? { driver: "redis", url: redisUrl, keyPrefix, journalPath: join(dir, "journal.db") }
+        ? { driver: "redis", url: BENCH_REDIS_URL, keyPrefix, journalPath: join(dir, "journal.db") }
         : { driver: "sqlite", path: join(dir, "state.db") };
   const config = parseConfig(benchConfig(variant, upstreamUrl, storage));
   const gateway = await startServer({ config, env: ENV, print: () => undefined, pollUsage: false });
@@ -151,7 +153,7 @@ export async function startBenchGateway(
     url: gateway.url,
     async close() {
       await gateway.close();
-      if (variant === "paid-redis") await deleteKeys(redisUrl, keyPrefix);
+      if (variant === "paid-redis") await deleteKeys(BENCH_REDIS_URL, keyPrefix);
       rmSync(dir, { recursive: true, force: true });
     },
   };

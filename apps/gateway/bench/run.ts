@@ -6,7 +6,7 @@ import { printTable } from "@planfirst/bench";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
-import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { BENCH_REDIS_URL, GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchHeldRequests, heldBenchOptionsFromEnv } from "./held-requests";
 import { benchLongStreams, longStreamsSettings } from "./long-streams";
 import { busyShareOf, SESSION_WORK } from "./profile-share";
@@ -107,7 +107,7 @@ for (const variant of GATEWAY_VARIANTS) {
 // The Redis server's own CPU, read around each measurement of the Redis path: it runs on the same
 // cores as every hop, so its time per request is part of what that path costs the machine.
 const redisInfo = gateways["paid-redis"]
-  ? new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 })
+  ? new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 1 })
   : null;
 /** The Redis server's CPU time (user + system, every thread) since it started, µs. */
 const redisCpuMicros = async (): Promise<number> => {
