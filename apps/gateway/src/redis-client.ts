@@ -13,12 +13,12 @@ export interface LazyRedis {
 }
 
 /**
- * A {@link LazyRedis} on `url` (default `redis://127.0.0.1:6379`). With `failFastMs`, a command
+ * A {@link LazyRedis} on `url`. With `failFastMs`, a command
  * is never queued while the client is not connected (it fails at once) and fails after that many
  * ms without an answer: for a caller on a request's path, which must not stall behind an outage.
  */
 export function createLazyRedis(
-  url: string | undefined,
+  url: string,
   options: { maxRetriesPerRequest: number; failFastMs?: number },
 ): LazyRedis {
   const failFast =
@@ -29,7 +29,7 @@ export function createLazyRedis(
           commandTimeout: options.failFastMs,
           connectTimeout: Math.max(1000, options.failFastMs),
         };
-  const client = new Redis(url ?? "redis://127.0.0.1:6379", {
+  const client = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: options.maxRetriesPerRequest,
     ...failFast,

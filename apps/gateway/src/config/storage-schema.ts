@@ -12,8 +12,12 @@ export const storageSchema = z.strictObject({
   driver: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
   /** SQLite file, relative to the working directory. */
   path: z.string().min(1).default(".planfirst/state.db"),
-  /** Redis URL (driver `redis`). */
-  url: z.string().min(1).optional(),
+  /**
+   * Redis URL (driver `redis`); default the local server. The one place the gateway names it:
+   * every Redis client of a gateway (stores, request log, status history, key limits, stored
+   * logins) connects here.
+   */
+  url: z.string().min(1).default("redis://127.0.0.1:6379"),
   /** Prefix of every Redis key, so several deployments can share one Redis. */
   keyPrefix: z.string().min(1).default("planfirst:"),
   /**

@@ -24,7 +24,7 @@ export function credentialPersistenceFor(
   if (storage.driver === "memory") return { ...createMemoryCredentialPersistence(), close() {} };
   if (storage.driver === "redis") {
     return createRedisCredentialPersistence({
-      ...(storage.url ? { url: storage.url } : {}),
+      url: storage.url,
       keyPrefix: storage.keyPrefix,
     });
   }

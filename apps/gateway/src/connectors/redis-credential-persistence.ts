@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import { createLazyRedis } from "../redis-client";
 import {
   type CredentialPersistence,
@@ -9,16 +8,14 @@ import {
 
 /** A {@link CredentialPersistence} on Redis, plus `close()`. */
 interface RedisCredentialPersistence extends CredentialPersistence {
-  /** Closes the Redis connection (when this persistence opened it). */
+  /** Closes its Redis connection. */
   close(): Promise<void>;
 }
 
 /** Options of {@link createRedisCredentialPersistence}. */
 interface RedisCredentialPersistenceOptions {
-  /** Redis URL; default `redis://127.0.0.1:6379`. Ignored when `client` is given. */
-  url?: string;
-  /** An existing client to use (not closed by `close()`). */
-  client?: Redis;
+  /** Redis URL (`storage.url`). */
+  url: string;
   /** Prefix of the gateway's keys (`storage.keyPrefix`); the hash is `{prefix}credentials`. */
   keyPrefix: string;
 }
@@ -32,8 +29,7 @@ interface RedisCredentialPersistenceOptions {
 export function createRedisCredentialPersistence(
   options: RedisCredentialPersistenceOptions,
 ): RedisCredentialPersistence {
-  const owned = options.client === undefined;
-  const client = options.client ?? createLazyRedis(options.url, { maxRetriesPerRequest: 1 }).client;
+  const { client } = createLazyRedis(options.url, { maxRetriesPerRequest: 1 });
   const hash = `${options.keyPrefix}credentials`;
   return {
     async read(key) {
@@ -49,7 +45,7 @@ export function createRedisCredentialPersistence(
       return (await client.hkeys(hash)).sort();
     },
     async close() {
-      if (owned) client.disconnect();
+      client.disconnect();
     },
   };
 }

@@ -194,7 +194,7 @@ export function keyLimiterFor(
 ): KeyLimiter {
   if (storage.driver !== "redis") return createKeyLimiter(now);
   return createRedisKeyLimiter({
-    url: storage.url ?? "redis://127.0.0.1:6379",
+    url: storage.url,
     keyPrefix: storage.keyPrefix,
     now,
     logger,

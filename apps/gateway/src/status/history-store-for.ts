@@ -11,7 +11,7 @@ export function historyStoreFor(storage: GatewayConfig["storage"]): StatusHistor
   if (storage.driver === "memory") return createMemoryHistoryStore();
   if (storage.driver === "redis") {
     return createRedisHistoryStore({
-      url: storage.url ?? "redis://127.0.0.1:6379",
+      url: storage.url,
       keyPrefix: `${storage.keyPrefix}status`,
     });
   }

@@ -17,7 +17,7 @@ export function requestLogStoreFor(
   }
   if (storage.driver === "redis") {
     return createRedisRequestLogStore({
-      url: storage.url ?? "redis://127.0.0.1:6379",
+      url: storage.url,
       key: `${storage.keyPrefix}requests`,
       maxRecords,
     });
