@@ -41,8 +41,9 @@ export interface MemorySpendStoreOptions {
  * forgets everything when the process ends and is not shared between processes; ledgers in one
  * process may share one instance. Operations run synchronously inside the returned promises, so
  * each is atomic in the single JavaScript thread. What it keeps is bounded, so a gateway that
- * runs for months does not grow without end: the window totals (one per rung and window), the
- * live reservations, and the latest records and finished ids (see the options).
+ * runs for months does not grow without end: the live reservations, the latest records and
+ * finished ids (see the options), and the window totals (one per rung and window) until a prune
+ * forgets the windows that ended before its cutoff.
  */
 export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): SpendStore {
   const maxRecords = positiveCount("maxRecords", options.maxRecords ?? 100_000);
@@ -164,11 +165,12 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     summary: async (query: SpendRecordQuery) =>
       summarize(selected(query).map(({ record }) => record)),
     prune: async (beforeMs) => {
-      // Records only: finished ids and windows are few or bounded already (see the options).
+      // Records and ended windows: finished ids are bounded already (see the options).
       const cutoff = minuteOf(beforeMs);
       const before = records.length;
       records = records.filter((kept) => kept.timeMs >= cutoff);
-      return { records: before - records.length, minuteSums: 0, finishedIds: 0, windows: 0 };
+      const windows = book.forgetEnded(cutoff);
+      return { records: before - records.length, minuteSums: 0, finishedIds: 0, windows };
     },
     close: async () => {},
   };

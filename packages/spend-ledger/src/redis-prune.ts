@@ -43,7 +43,8 @@ return finished
 /**
  * The Redis spend store's prune (see `SpendStore.prune`): the records and minute sums before
  * the minute of `beforeMs`, in steps; then every budget window that ended before it and holds
- * no reservation live then, with its finished ids, each in one script (and out of `mirror`).
+ * no reservation live then, with its finished ids, each in one script (and out of `mirror`,
+ * as are the ended windows another replica's prune took out).
  * Stops between scripts once `signal` is aborted.
  */
 export async function pruneRedisHistory(
@@ -73,7 +74,8 @@ export async function pruneRedisHistory(
     PRUNE_STEP,
     signal,
   );
-  for (const member of await client.smembers(layout.windowsKey)) {
+  const members = await client.smembers(layout.windowsKey);
+  for (const member of members) {
     if (signal?.aborted) break;
     if (windowEndBoundMs(windowKeyOf(member)) > cutoff) continue;
     const keys = layout.windowKeys(member).slice(0, 5);
@@ -82,6 +84,16 @@ export async function pruneRedisHistory(
     mirror.delete(member);
     result.windows += 1;
     result.finishedIds += finished;
+  }
+  if (!signal?.aborted) {
+    // An ended window missing from the set was taken out by another replica's prune: every
+    // replica prunes, and each drops from its own mirror what is gone from Redis.
+    const known = new Set(members);
+    for (const member of mirror.keys()) {
+      if (!known.has(member) && windowEndBoundMs(windowKeyOf(member)) <= cutoff) {
+        mirror.delete(member);
+      }
+    }
   }
   return result;
 }

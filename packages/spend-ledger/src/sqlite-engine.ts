@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { SpendLedgerError } from "./errors";
 import { pruneInSteps } from "./prune-steps";
+import { minuteOf } from "./spend-minutes";
 import {
   type SpendRecord,
   type SpendRecordQuery,
@@ -195,11 +196,15 @@ export function openSqliteEngine(options: SqliteEngineOptions): SqliteEngine {
       const refusal = unusable();
       if (refusal) throw refusal;
       try {
-        return await pruneInSteps(
+        const pruned = await pruneInSteps(
           (limit) => committer.pruneStep(beforeMs, limit),
           PRUNE_STEP_ROWS,
           signal,
         );
+        // Every ended window the steps could take is off the disk: off the books too, so they
+        // read what a reopened file would. A prune stopped early leaves them for the next one.
+        if (!signal?.aborted) book.forgetEnded(minuteOf(beforeMs), markExpired);
+        return pruned;
       } catch (cause) {
         throw new SpendLedgerError({
           code: "store_failure",

@@ -1,3 +1,4 @@
+import { windowEndBoundMs } from "./budget-window";
 import type { MicroUsd } from "./money";
 import type { WindowTotals } from "./spend-store";
 
@@ -26,6 +27,15 @@ interface WindowBook {
   state(rung: string, windowKey: string): WindowState;
   /** The window's state, or undefined when the book has never seen it. */
   peek(rung: string, windowKey: string): WindowState | undefined;
+  /**
+   * Forgets every window that ended before `cutoffMs` (see {@link windowEndBoundMs}) and holds
+   * no reservation live at `cutoffMs`, after dropping those expired before it (`onExpired` is
+   * told of each); returns how many it forgot. A prune takes the same windows out of a store's
+   * history, so the books in memory stay what the store would load again, and a gateway that
+   * runs for months keeps only windows it can still use. An operation on a forgotten window
+   * starts it afresh.
+   */
+  forgetEnded(cutoffMs: number, onExpired?: (reservation: LiveReservation) => void): number;
 }
 
 /** Creates an empty {@link WindowBook}. */
@@ -55,6 +65,20 @@ export function createWindowBook(): WindowBook {
     },
     peek(rung, windowKey) {
       return windows.get(rung)?.get(windowKey);
+    },
+    forgetEnded(cutoffMs, onExpired) {
+      let forgotten = 0;
+      for (const [rung, ofRung] of windows) {
+        for (const [windowKey, state] of ofRung) {
+          if (windowEndBoundMs(windowKey) > cutoffMs) continue;
+          expireReservations(state, cutoffMs - 1, onExpired);
+          if (state.live.size > 0) continue;
+          ofRung.delete(windowKey);
+          forgotten += 1;
+        }
+        if (ofRung.size === 0) windows.delete(rung);
+      }
+      return forgotten;
     },
   };
 }

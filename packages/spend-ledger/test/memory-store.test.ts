@@ -5,6 +5,7 @@ import {
   isRefusal,
   type SpendLedger,
 } from "../src/index";
+import { bookEndedWindow, FIRST_DAY_RECORDS } from "./prune-scenario";
 import { describeSpendStoreContract } from "./store-contract";
 
 describeSpendStoreContract("memory", () => {
@@ -47,6 +48,26 @@ describe("the memory store's bounds", () => {
       expect((await ledger.release(reservation)).released).toBe(false);
     }
     expect(ledger.spentUsd("cheap")).toBe(0.009);
+  });
+
+  it("forgets, at a prune, the windows that ended before its cutoff and hold nothing live", async () => {
+    const store = createMemorySpendStore();
+    const { ledger, live, nowMs } = await bookEndedWindow(store);
+    const cutoffMs = nowMs - 32 * 86_400_000;
+    expect(ledger.spentUsd("cheap", live.windowKey)).toBeCloseTo(FIRST_DAY_RECORDS * 0.01, 9);
+    expect(await store.prune!(cutoffMs)).toEqual({
+      records: FIRST_DAY_RECORDS,
+      minuteSums: 0,
+      finishedIds: 0,
+      windows: 1,
+    });
+    expect(ledger.spentUsd("cheap", live.windowKey)).toBe(0);
+    // The window holding a live reservation stays, and its settle books.
+    expect(ledger.reservedUsd("other", live.windowKey)).toBe(0.5);
+    expect((await ledger.settle(live, 0.3, usage)).booked).toBe(true);
+    expect(await store.prune!(cutoffMs)).toMatchObject({ records: 0, windows: 1 });
+    expect(ledger.spentUsd("other", live.windowKey)).toBe(0);
+    expect(ledger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
   });
 
   it("reads by time the same whether the clock only went forward or stepped back", async () => {

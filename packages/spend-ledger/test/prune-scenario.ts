@@ -75,12 +75,16 @@ export async function expectPrunedEndedWindow(
   // The window that still holds a live reservation was kept: it settles, and books.
   expect((await ledger.settle(live, 0.3, usage)).booked).toBe(true);
   expect(ledger.spentUsd("other", live.windowKey)).toBeCloseTo(0.3, 9);
+  // The first day's cheap window is gone from the books as from the history: they read what
+  // the store would load again.
+  expect(ledger.spentUsd("cheap", live.windowKey)).toBe(0);
   // Nothing is left of the first day but that window, now with nothing live: it goes too.
   expect(await store.prune!(nowMs - 32 * dayMs)).toMatchObject({
     records: 0,
     minuteSums: 0,
     windows: 1,
   });
+  expect(ledger.spentUsd("other", live.windowKey)).toBe(0);
   expect(ledger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
   return both;
 }

@@ -412,8 +412,18 @@ describe("redis spend store", () => {
   it("prunes an ended window's history in steps, its finished ids and keys with it", async () => {
     const keyPrefix = `${filePrefix}:prune`;
     const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    const peer = createRedisSpendStore({ url: redisUrl, keyPrefix });
     try {
       const scenario = await bookEndedWindow(store);
+      // A replica that knows the ended windows; its own prune finds them gone from Redis.
+      await peer.ready();
+      const peerLedger = createSpendLedger({
+        store: peer,
+        budgetsUsd: { cheap: 100, other: 1 },
+        now: () => scenario.nowMs,
+      });
+      const endedWindow = scenario.live.windowKey;
+      expect(peerLedger.spentUsd("cheap", endedWindow)).toBeCloseTo(FIRST_DAY_RECORDS * 0.01, 9);
       const windowKeys = () => admin.keys(`{${keyPrefix}}:win:*`);
       // Hash and finished ids of each cheap window; hash, live and amounts of the other one.
       expect(await windowKeys()).toHaveLength(7);
@@ -431,8 +441,12 @@ describe("redis spend store", () => {
         '["cheap","day:2027-01-09"]',
       ]);
       expect(await admin.zcard(`{${keyPrefix}}:records`)).toBe(2);
+      expect(await peer.prune!(scenario.nowMs - 32 * 86_400_000)).toMatchObject({ windows: 0 });
+      expect(peerLedger.spentUsd("cheap", endedWindow)).toBe(0);
+      expect(peerLedger.spentUsd("other", endedWindow)).toBe(0);
+      expect(peerLedger.spentUsd("cheap")).toBeCloseTo(0.01, 9);
     } finally {
-      await store.close();
+      await Promise.all([store.close(), peer.close()]);
     }
   });
 });
