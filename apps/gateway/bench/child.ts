@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startHeldBenchGateway } from "./held-gateway";
@@ -7,8 +9,8 @@ import { startSlowUpstream } from "./slow-upstream";
 
 // One benchmark server in its own process, so the load generator and the other servers never
 // share its event loop or its CPU time. Usage: child.ts upstream | slow-upstream CHUNKS SECONDS
-// (slow-upstream.ts) | raw-proxy URL | gateway URL VARIANT (see gateway-variants.ts) |
-// held-gateway URL (see held-gateway.ts).
+// [TLS_DIR, holding cert.pem and key.pem: HTTPS] (slow-upstream.ts) | raw-proxy URL |
+// gateway URL VARIANT (see gateway-variants.ts) | held-gateway URL (see held-gateway.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
 // CPU time it has used, { type: "memory" } with its memory figures (after a full GC) and
 // { type: "rss" } with its resident set size as it stands; closes and exits on
@@ -52,9 +54,18 @@ if (role === "upstream") {
   ({ url } = upstream);
   close = upstream.close;
 } else if (role === "slow-upstream") {
+  const tlsDir = process.argv[5];
   const upstream = await startSlowUpstream({
     chunks: Number(process.argv[3]),
     durationMs: Number(process.argv[4]) * 1000,
+    ...(tlsDir
+      ? {
+          tls: {
+            cert: readFileSync(join(tlsDir, "cert.pem"), "utf8"),
+            key: readFileSync(join(tlsDir, "key.pem"), "utf8"),
+          },
+        }
+      : {}),
   });
   ({ url } = upstream);
   close = upstream.close;
@@ -73,7 +84,7 @@ if (role === "upstream") {
   close = gateway.close;
 } else {
   throw new Error(
-    `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS, raw-proxy URL, ` +
+    `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS [TLS_DIR], raw-proxy URL, ` +
       `gateway URL ${GATEWAY_VARIANTS.join("|")} or held-gateway URL`,
   );
 }

@@ -1,4 +1,5 @@
 import http from "node:http";
+import http2 from "node:http2";
 import { CHUNK_BASE, frame, WHOLE_COMPLETION } from "./chat-payloads";
 
 /** How long and how finely a {@link startSlowUpstream} stream runs. */
@@ -7,7 +8,15 @@ export interface SlowUpstreamOptions {
   chunks: number;
   /** Time from the first content chunk to the last, milliseconds. */
   durationMs: number;
+  /**
+   * Serve HTTPS with this certificate and key (PEM), HTTP/2 or HTTP/1.1 as the client's ALPN
+   * asks, as provider APIs do; plain HTTP/1.1 without.
+   */
+  tls?: { cert: string; key: string };
 }
+
+/** The response side both node:http and node:http2's compatibility API offer. */
+type StreamResponse = Pick<http.ServerResponse, "write" | "end" | "once" | "writeHead">;
 
 const OPENING = frame({
   ...CHUNK_BASE,
@@ -37,7 +46,7 @@ class SlowStream {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly response: http.ServerResponse,
+    private readonly response: StreamResponse,
     private readonly options: SlowUpstreamOptions,
   ) {
     const intervalMs = options.durationMs / Math.max(1, options.chunks - 1);
@@ -70,7 +79,7 @@ export function startSlowUpstream(
   options: SlowUpstreamOptions,
 ): Promise<{ url: string; close(): void }> {
   const whole = OPENING + CONTENT.repeat(options.chunks) + closingFrames(options.chunks);
-  const server = http.createServer((req, res) => {
+  const answer = (req: NodeJS.ReadableStream, res: StreamResponse) => {
     const parts: Buffer[] = [];
     req.on("data", (part: Buffer) => parts.push(part));
     req.on("end", () => {
@@ -87,12 +96,22 @@ export function startSlowUpstream(
       if (body.max_tokens === 1) res.end(whole);
       else new SlowStream(res, options);
     });
-  });
-  server.keepAliveTimeout = 60_000;
+  };
+  const server = options.tls
+    ? http2.createSecureServer({
+        ...options.tls,
+        allowHTTP1: true,
+        // Node's default of 100 streams a connection, as provider APIs commonly announce.
+        settings: { maxConcurrentStreams: 100 },
+      })
+    : http.createServer();
+  server.on("request", answer);
+  if (server instanceof http.Server) server.keepAliveTimeout = 60_000;
+  const scheme = options.tls ? "https" : "http";
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
+      resolve({ url: `${scheme}://127.0.0.1:${port}/v1`, close: () => server.close() });
     });
   });
 }
