@@ -13,9 +13,9 @@ export interface LazyRedis {
 }
 
 /**
- * A {@link LazyRedis} on `url`. With `failFastMs`, a command
- * is never queued while the client is not connected (it fails at once) and fails after that many
- * ms without an answer: for a caller on a request's path, which must not stall behind an outage.
+ * A {@link LazyRedis} on `url`. With `failFastMs`, a command is never queued while the client is
+ * not connected (it fails at once) and fails after that many ms without an answer: for a caller
+ * on a request's path, which must not stall behind an outage.
  */
 export function createLazyRedis(
   url: string,
