@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { printTable } from "@planfirst/bench";
+import { median, printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
 import autocannon from "autocannon";
@@ -182,11 +182,6 @@ interface Row {
   samples: Sample[];
 }
 const RAW = "raw node:http proxy";
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 const rows: Row[] = [];
 for (const stream of MODES) {
   const modeRows = cases.map(([name]): Row => ({ name, stream, samples: [] }));

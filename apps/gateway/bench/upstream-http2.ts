@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { printTable, quantile } from "@planfirst/bench";
+import { median, printTable, quantile } from "@planfirst/bench";
 import { buildConnector, Pool } from "undici";
 import { startChild, stopChild } from "./child-process";
 
@@ -128,12 +128,6 @@ async function round(origin: string, setup: ClientSetup): Promise<RoundResult> {
     cpuPerStreamMs: (cpu.user + cpu.system) / STREAMS / 1000,
   };
 }
-
-const median = (values: number[]) =>
-  quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
 
 const tlsDir = selfSignedCertificate();
 try {

@@ -17,6 +17,14 @@ export function quantile(sortedAscending: readonly number[], q: number): number 
   return sortedAscending[index]!;
 }
 
+/** Median of `values` (any order): the middle one, or the mean of the two middle ones; NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /**
  * Times `fn` after `warmup` untimed calls; each of `iterations` calls is timed on its own, so the
  * median and p99 describe single calls. Async functions are awaited one at a time.
