@@ -167,4 +167,51 @@ describe("client key limits shared by replicas on Redis", () => {
     await a.admit(gina.client, gina.limits);
     await refusal(b.admit(gina.client, gina.limits));
   });
+
+  it("what a replica admitted alone during an outage counts for every replica once Redis answers again", async () => {
+    const relay = await redisRelay();
+    const { limiters, logs, clock } = replicas(2, { url: relay.url });
+    const [a, b] = limiters as [KeyLimiter, KeyLimiter];
+    const hana = key("hana", { requestsPerMinute: 2 });
+    const ivan = key("ivan", { maxConcurrent: 1 });
+    const polling = key("polling", { requestsPerMinute: 1_000 });
+    // Both replicas reach Redis before it goes away.
+    await a.admit(polling.client, polling.limits);
+    await b.admit(polling.client, polling.limits);
+
+    await relay.cut();
+    await a.admit(hana.client, hana.limits);
+    clock.advance(1_000);
+    await a.admit(hana.client, hana.limits);
+    const ivanInFlight = await a.admit(ivan.client, ivan.limits);
+
+    await relay.restore();
+    await waitFor(
+      async () => {
+        await a.admit(polling.client, polling.limits);
+        return logs.some((line) => line.startsWith("info"));
+      },
+      { timeoutMs: 15_000, what: "replica a to reach Redis again" },
+    );
+    // Replica b never saw those requests: it learns them from Redis.
+    const refusedRate = await refusal(b.admit(hana.client, hana.limits));
+    expect(refusedRate.retryAfterSec).toBe(59);
+    await refusal(b.admit(ivan.client, ivan.limits));
+
+    // The request in flight gives its slot back in Redis too; the starts leave with their minute.
+    ivanInFlight();
+    await waitFor(
+      async () =>
+        b.admit(ivan.client, ivan.limits).then(
+          (giveBack) => {
+            giveBack();
+            return true;
+          },
+          () => false,
+        ),
+      { what: "the slot taken during the outage to be given back in Redis" },
+    );
+    clock.advance(59_000);
+    await b.admit(hana.client, hana.limits);
+  });
 });

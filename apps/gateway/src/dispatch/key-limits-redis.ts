@@ -87,8 +87,9 @@ export interface RedisKeyLimiterOptions {
  * When Redis does not answer (down, or slower than 250 ms), the request is counted by this
  * process alone, as without Redis, and a warning is logged once per outage: a limit is never a
  * reason to refuse a request the gateway could serve, and no money rides on it (a key's budget is
- * the spend ledger's, which refuses in an outage). A slot taken in Redis and not given back
- * there (an outage at its end) is held until its lease lapses.
+ * the spend ledger's, which refuses in an outage). Once Redis answers again, the starts and the
+ * requests in flight this replica admitted alone are added to the shared counts. A slot taken in
+ * Redis and not given back there (an outage at its end) is held until its lease lapses.
  */
 export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimiter {
   const { now, logger } = options;
@@ -123,6 +124,42 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
   const renewal = setInterval(renew, options.renewEveryMs ?? RENEW_EVERY_MS);
   renewal.unref();
 
+  /**
+   * What this replica admitted alone while Redis did not answer, to be added there once it
+   * answers again: the starts of rate-limited keys (starts set → [start ms, request id]) and the
+   * requests of concurrency-limited keys still in flight (request id → slots set).
+   */
+  const unsharedStarts = new Map<string, Array<[number, string]>>();
+  const unsharedSlots = new Map<string, string>();
+
+  /**
+   * Adds what this replica admitted alone to the counts in Redis: its starts of the last 60 s,
+   * and its requests still in flight as slots it renews and gives back like any other. Sent
+   * before any later command on the connection, so the next admission in Redis counts them;
+   * without it, every replica could admit a key's full rate again once Redis answered. Best
+   * effort: should Redis fail again before it answers, those counts stay this replica's.
+   */
+  const shareUnshared = () => {
+    if (unsharedStarts.size === 0 && unsharedSlots.size === 0) return;
+    const nowMs = now();
+    const pipeline = client.pipeline();
+    for (const [startsKey, starts] of unsharedStarts) {
+      const recent = starts.filter(([startMs]) => startMs > nowMs - RATE_WINDOW_MS);
+      if (recent.length === 0) continue;
+      pipeline.zadd(startsKey, ...recent.flatMap(([startMs, id]) => [startMs, id]));
+      pipeline.pexpire(startsKey, RATE_WINDOW_MS);
+    }
+    for (const [id, slots] of unsharedSlots) {
+      pipeline.zadd(slots, nowMs + LEASE_MS, id);
+      pipeline.pexpire(slots, LEASE_MS);
+      leases.set(id, slots);
+    }
+    unsharedStarts.clear();
+    unsharedSlots.clear();
+    pipeline.exec().catch(() => undefined);
+  };
+  client.on("ready", shareUnshared);
+
   const fallBack = (identity: ClientIdentity, limits: ClientKeyLimits, error: unknown) => {
     if (!degraded) {
       degraded = true;
@@ -131,7 +168,23 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
         "client key limits: Redis did not answer, each replica counts its own requests until it does",
       );
     }
-    return local.admit(identity, limits);
+    const giveBackLocal = local.admit(identity, limits);
+    const id = randomUUID();
+    const keys = keysOf(identity.id);
+    if (limits.requestsPerMinute !== null) {
+      const nowMs = now();
+      const starts = unsharedStarts.get(keys.starts) ?? [];
+      // The local count admits at most the key's rate in any 60 s; what left them is dropped.
+      while (starts.length > 0 && starts[0]![0] <= nowMs - RATE_WINDOW_MS) starts.shift();
+      starts.push([nowMs, id]);
+      unsharedStarts.set(keys.starts, starts);
+    }
+    if (limits.maxConcurrent !== null) unsharedSlots.set(id, keys.slots);
+    return () => {
+      giveBackLocal();
+      unsharedSlots.delete(id);
+      if (leases.delete(id)) client.zrem(keys.slots, id).catch(() => undefined);
+    };
   };
 
   return {
@@ -140,6 +193,7 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
       if (client.status !== "ready") {
         return fallBack(identity, limits, new Error(`Redis connection ${client.status}`));
       }
+      shareUnshared();
       const id = randomUUID();
       const keys = keysOf(identity.id);
       const nowMs = now();
