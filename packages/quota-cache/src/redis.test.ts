@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createCooldownBook } from "./cooldown-book";
 import { createQuotaCache } from "./quota-cache";
 import type { QuotaStoreLogger } from "./quota-store";
@@ -75,6 +75,41 @@ describe("redis quota store", () => {
     expect(reader.list("windows", "c")[0]).toMatchObject({ rev: 100, value: { v: "newer" } });
     await Promise.all([writer.close(), reader.close()]);
     await admin.quit();
+  });
+
+  it("writes by the script's SHA, and still writes once Redis has lost its scripts", async () => {
+    const keyPrefix = `${filePrefix}:sha`;
+    const admin = new Redis(url);
+    const monitor = await admin.monitor();
+    const seen: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args.some((arg) => arg.startsWith(keyPrefix))) seen.push(args[0]!.toLowerCase());
+    });
+    const writer = createRedisQuotaStore({ url, keyPrefix, logger: silent });
+    const reader = createRedisQuotaStore({ url, keyPrefix, logger: silent });
+    await Promise.all([writer.ready(), reader.ready()]);
+    const landed = async (rev: number) => {
+      await vi.waitFor(() => expect(reader.list("windows", "c")[0]?.rev).toBe(rev));
+      await admin.echo(`${keyPrefix}:mark`);
+      await vi.waitFor(() => expect(seen.at(-1)).toBe("echo"));
+      return seen.splice(0);
+    };
+    try {
+      writer.put("windows", { connectionId: "c", key: "5h", rev: 1, value: { used: 1 } });
+      await landed(1);
+      writer.put("windows", { connectionId: "c", key: "5h", rev: 2, value: { used: 2 } });
+      const known = await landed(2);
+      expect(known).toContain("evalsha");
+      expect(known).not.toContain("eval");
+      // As after a restart of Redis: the write that finds its script gone sends it again.
+      await admin.script("FLUSH");
+      writer.put("windows", { connectionId: "c", key: "5h", rev: 3, value: { used: 3 } });
+      expect(await landed(3)).toContain("eval");
+    } finally {
+      monitor.disconnect();
+      await Promise.all([writer.close(), reader.close()]);
+      await admin.quit();
+    }
   });
 
   it("degrades to its mirror when Redis is unreachable: one warning, no throw", async () => {

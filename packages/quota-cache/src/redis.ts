@@ -57,6 +57,10 @@ redis.call('PUBLISH', KEYS[2], ARGV[4])
 return 1
 `;
 
+const RELEASE_IF_HOLDER_COMMAND = "planfirstQuotaReleaseLease";
+const PUT_IF_NEWER_COMMAND = "planfirstQuotaPutIfNewer";
+type ScriptCall = (...args: string[]) => Promise<unknown>;
+
 interface ChangeMessage {
   origin: string;
   bucket: QuotaStoreBucket;
@@ -122,6 +126,10 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
       connectTimeout: 1_000,
       retryStrategy: (attempt) => Math.min(attempt * 250, 5_000),
     });
+  // Both scripts go by SHA (EVALSHA); ioredis sends a script's text again only when Redis lost it.
+  client.defineCommand(PUT_IF_NEWER_COMMAND, { numberOfKeys: 2, lua: PUT_IF_NEWER });
+  client.defineCommand(RELEASE_IF_HOLDER_COMMAND, { numberOfKeys: 1, lua: RELEASE_IF_HOLDER });
+  const scripts = client as unknown as Record<string, ScriptCall>;
   const subscriber = client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
   const mirror = createRecordMirror();
   // Used while Redis cannot be reached: then single-flight holds per replica only.
@@ -162,9 +170,8 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
 
   function send(bucket: QuotaStoreBucket, record: QuotaStoreRecord): Promise<unknown> {
     const message: ChangeMessage = { origin, bucket, ...record };
-    return client.eval(
-      PUT_IF_NEWER,
-      2,
+    return scripts[PUT_IF_NEWER_COMMAND]!.call(
+      client,
       hashKey(bucket),
       channel,
       field(record),
@@ -286,7 +293,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions = {}): Quo
       if (closed || client.status !== "ready") return;
       try {
         await withTimeout(
-          client.eval(RELEASE_IF_HOLDER, 1, leaseKey(name), holder),
+          scripts[RELEASE_IF_HOLDER_COMMAND]!.call(client, leaseKey(name), holder),
           LEASE_TIMEOUT_MS,
         );
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { definedScript } from "./redis-defined-script";
 import type { RedisKeyLayout } from "./redis-keys";
 import { memberPages } from "./redis-record-pages";
 import { MINUTE } from "./spend-minutes";
@@ -75,15 +76,19 @@ async function oneMinuteGroups(
   query: SpendRecordQuery,
   minuteMs: number,
 ): Promise<{ groups: RecordGroup[]; requests: number; recorded: number }> {
-  const [fields, sums, recorded] = (await client.eval(
-    oneMinuteScript,
+  const oneMinute = definedScript<[string[], Array<string | null>, number]>(
+    client,
+    "planfirstSpendOneMinute",
     3,
+    oneMinuteScript,
+  );
+  const [fields, sums, recorded] = await oneMinute(
     layout.minuteSumsKey,
     layout.minuteFieldsKey,
     layout.recordsKey,
     minuteMs,
     minuteMs + MINUTE,
-  )) as [string[], Array<string | null>, number];
+  );
   const groups: RecordGroup[] = [];
   const requests = addFieldGroups(fields, sums, query, groups);
   return { groups, requests, recorded };

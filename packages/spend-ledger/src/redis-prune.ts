@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { windowEndBoundMs } from "./budget-window";
 import { pruneInSteps } from "./prune-steps";
+import { definedScript } from "./redis-defined-script";
 import type { RedisKeyLayout } from "./redis-keys";
 import type { WindowMirror } from "./redis-mirror";
 import { minuteOf } from "./spend-minutes";
@@ -58,17 +59,22 @@ export async function pruneRedisHistory(
   signal?: AbortSignal,
 ): Promise<StorePruneResult> {
   const cutoff = minuteOf(beforeMs);
+  const historyStep = definedScript<[number, number]>(
+    client,
+    "planfirstSpendPruneHistory",
+    3,
+    historyStepScript,
+  );
+  const pruneWindow = definedScript<number>(client, "planfirstSpendPruneWindow", 5, windowScript);
   const result = await pruneInSteps(
     async (limit) => {
-      const [records, minuteSums] = (await client.eval(
-        historyStepScript,
-        3,
+      const [records, minuteSums] = await historyStep(
         layout.recordsKey,
         layout.minuteSumsKey,
         layout.minuteFieldsKey,
         cutoff,
         limit,
-      )) as [number, number];
+      );
       return { records, minuteSums, finishedIds: 0, windows: 0 };
     },
     PRUNE_STEP,
@@ -79,7 +85,7 @@ export async function pruneRedisHistory(
     if (signal?.aborted) break;
     if (windowEndBoundMs(windowKeyOf(member)) > cutoff) continue;
     const keys = layout.windowKeys(member).slice(0, 5);
-    const finished = (await client.eval(windowScript, 5, ...keys, member, cutoff)) as number;
+    const finished = await pruneWindow(...keys, member, cutoff);
     if (finished < 0) continue;
     mirror.delete(member);
     result.windows += 1;

@@ -1,15 +1,12 @@
 import type { Redis } from "ioredis";
 import type { BatchOperation } from "./redis-batch";
+import { definedScript } from "./redis-defined-script";
 import type { WindowRef } from "./redis-keys";
 import { applyTotals, type WindowMirror } from "./redis-mirror";
 import { batchScript, encodeOperations } from "./redis-scripts";
 
 /** The batch script's answer: a flag per operation, then the window's totals after them. */
 type ScriptReply = [number[], string, string, string, number];
-
-type ScriptCommand = (...args: Array<string | number>) => Promise<ScriptReply>;
-
-const batchCommand = "planfirstSpendBatch";
 
 /**
  * One script call for window `ref`: `operations` in order, then the window's totals go to the
@@ -29,7 +26,7 @@ export type RunBatch = (
  * a window, its reply taken into `mirror`.
  */
 export function defineBatchScript(client: Redis, mirror: WindowMirror): RunBatch {
-  client.defineCommand(batchCommand, { numberOfKeys: 8, lua: batchScript });
+  const script = definedScript<ScriptReply>(client, "planfirstSpendBatch", 8, batchScript);
   // Every command issued during one turn of the event loop leaves in one socket write: the
   // script calls of several windows, a refresh, a deferred publish. The connection is corked at
   // the first of them and uncorked once the turn's callbacks have run (process.nextTick), so
@@ -46,10 +43,9 @@ export function defineBatchScript(client: Redis, mirror: WindowMirror): RunBatch
     corked.cork();
     process.nextTick(uncork);
   };
-  const script = (client as unknown as Record<string, ScriptCommand>)[batchCommand]!;
-  const runScript: ScriptCommand = (...args) => {
+  const runScript: typeof script = (...args) => {
     batchTurn();
-    return script.apply(client, args);
+    return script(...args);
   };
 
   return async (ref, channelArg, publishAlways, operations) => {

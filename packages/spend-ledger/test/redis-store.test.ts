@@ -400,6 +400,57 @@ describe("redis spend store", () => {
     await store.close();
   });
 
+  it("calls every script by its SHA, and sends a script again once Redis has lost it", async () => {
+    const keyPrefix = `${filePrefix}:by-sha`;
+    await awayFromMinuteEnd();
+    const store = createRedisSpendStore({ url: redisUrl, keyPrefix });
+    // The first record two minutes ago: the minute now running is read by its sums' script.
+    let lateBy = 120_000;
+    const ledger = createSpendLedger({ store, budgetsUsd: {}, now: () => Date.now() - lateBy });
+    const monitor = await admin.monitor();
+    const seen: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args.some((arg) => arg.includes(keyPrefix))) seen.push(args[0]!.toLowerCase());
+    });
+    /** The commands naming this store's keys since the last call, once the monitor has them. */
+    const commandsSince = async () => {
+      const mark = `${keyPrefix}:mark:${seen.length}`;
+      await admin.echo(mark);
+      await vi.waitFor(() => expect(seen.at(-1)).toBe("echo"));
+      return seen.splice(0).slice(0, -1);
+    };
+    const running = () => Date.now() - (Date.now() % 60_000);
+    let booked = 0;
+    /** Books one request, reads the running minute's summary and prunes: every script once. */
+    const useEveryScript = async () => {
+      await bookOne(ledger, `r-${booked}`, 0.001, null);
+      booked += 1;
+      await ledger.flush();
+      expect((await ledger.summary({ sinceMs: running() })).total.requests).toBe(booked);
+      await store.prune!(Date.now() - 60 * 60_000);
+    };
+    try {
+      await bookOne(ledger, "two-minutes-ago", 0.001, null);
+      lateBy = 0;
+      await useEveryScript();
+      await commandsSince();
+      await useEveryScript();
+      const known = await commandsSince();
+      expect(known).toContain("evalsha");
+      expect(known).not.toContain("eval");
+
+      // As after a restart of Redis: a call that finds its script gone sends it again, and works.
+      await admin.script("FLUSH");
+      await useEveryScript();
+      expect(await commandsSince()).toContain("eval");
+      await useEveryScript();
+      expect(await commandsSince()).not.toContain("eval");
+    } finally {
+      monitor.disconnect();
+      await store.close();
+    }
+  });
+
   it("uses a caller's client without quitting it", async () => {
     const client = new Redis(redisUrl);
     const store = createRedisSpendStore({ client, keyPrefix: `${filePrefix}:own-client` });
