@@ -391,7 +391,9 @@ describe("a whole request to a streams-only connection on a paid rung", () => {
     await waitFor(() => ledger.reservedUsd("cheap") === 0, { what: "the settle" });
     // The upstream ran the request and no usage came before the cut: it books the bound it was
     // reserved at (the input estimate and the output limit), never the prompt alone.
-    const inputTokens = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 3);
+    // The input estimate is of the body the backend was sent (the request in its protocol).
+    const sent = bed.plans.hits.filter((hit) => hit.path.endsWith("/responses")).at(-1)!;
+    const inputTokens = Math.ceil(Buffer.byteLength(JSON.stringify(sent.body)) / 3);
     const records = await ledger.records();
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({

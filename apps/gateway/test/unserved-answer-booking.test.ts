@@ -23,7 +23,7 @@ const start = () =>
     env: { ...TEAM_ENV, ROUTER_KEY: "sk-or-v1-unserved-answer-key-0001" },
   });
 
-/** The input estimate of a body: its JSON's UTF-8 bytes over 3, rounded up. */
+/** The input estimate of a body sent upstream: its JSON's UTF-8 bytes over 3, rounded up. */
 const estimateOf = (body: unknown) => Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 3);
 
 /** The output limit of the test bodies (`chatBody`'s `max_tokens`). */
@@ -75,7 +75,11 @@ describe("B8 a 2xx answer that cannot be served is booked, never given back", ()
       const answered = records.find((record) => record.connectionId === served);
       // The unserved attempt reported no usage: what it generated is unknown, so it books the
       // bound it was reserved at (the input estimate and the output limit), not the prompt alone.
-      expect(unserved).toMatchObject({ inputTokens: estimateOf(body), outputTokens: OUTPUT_LIMIT });
+      const [sentToUnserved] = bed.fakes.router.completionHits();
+      expect(unserved).toMatchObject({
+        inputTokens: estimateOf(sentToUnserved!.body),
+        outputTokens: OUTPUT_LIMIT,
+      });
       expect(unserved!.costMicroUsd).toBe(unserved!.reservedMicroUsd);
       // The served one, from the usage its answer reported (the fake's 12 in, 1 out).
       expect(answered).toMatchObject({ inputTokens: 12, outputTokens: 1 });

@@ -322,4 +322,33 @@ describe("scanWorstCase on any JSON body", () => {
       { numRuns: 2000 },
     );
   });
+
+  it("reads the same from the text sent upstream as from the body it serialises", () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 5 }), (sent) => {
+        // The body the client sent differs (no model): the input is read from the sent text.
+        const scan = scanWorstCase({
+          body: { messages: [] },
+          protocol: "anthropic",
+          sentText: JSON.stringify(sent),
+        });
+        const expected = referenceScan(sent);
+        expect(scan.inputTokens).toBe(expected.inputTokens);
+        expect(scan.cacheControl).toBe(expected.cacheControl);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("reads the output limit and n from the client's body, the input from the sent text", () => {
+    const body = { model: "auto/thrifty", max_tokens: 300, n: 2, messages: [] };
+    const sentText = JSON.stringify({ model: "gpt-x", max_tokens: 300, n: 2, messages: [] });
+    const scan = scanWorstCase({ body, protocol: "openai", sentText });
+    expect(scan).toEqual({
+      inputTokens: Math.ceil(Buffer.byteLength(sentText) / 3),
+      requestedOutputTokens: 300,
+      choices: 2,
+      cacheControl: false,
+    });
+  });
 });

@@ -40,7 +40,7 @@ import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import { SessionPlacer } from "./session-placement";
-import { type RequestState, type TargetContext, tryTarget } from "./try-target";
+import { bodyToPrice, type RequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
 import {
@@ -308,7 +308,9 @@ export function createDispatcher(
         // Free rungs reserve nothing: no ledger call, no await on the plan-first hot path.
         const admission =
           isPaidRung(target.rung) && !request.unbilled
-            ? await admitOrSkip(ledger, target, request)
+            ? await admitOrSkip(ledger, target, request, () =>
+                bodyToPrice(targetContext, target, request, state),
+              )
             : FREE;
         if (admission === STORE_DOWN) {
           attempt.fallThrough(STORE_DOWN); // refused, never admitted uncounted

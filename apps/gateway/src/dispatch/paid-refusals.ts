@@ -8,6 +8,7 @@ import { LOCAL_CAPACITY } from "./connection-slots";
 import { type Admission, admit } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import type { ClientRequest } from "./types";
+import type { UpstreamBody } from "./upstream-body";
 
 /** The attempt outcome of a paid target skipped because the spend store could not answer. */
 export const STORE_DOWN = "spend_store_unavailable" as const;
@@ -35,9 +36,10 @@ export async function admitOrSkip(
   ledger: Pick<GatewayLedger, "reserve" | "release" | "budgetUsd" | "isScopeExhausted">,
   target: DispatchTarget,
   request: ClientRequest,
+  sentBody: () => UpstreamBody | undefined,
 ): Promise<Admission | typeof STORE_DOWN> {
   try {
-    return await admit(ledger, target, request);
+    return await admit(ledger, target, request, sentBody);
   } catch (error) {
     if (isSpendStoreDown(error)) return STORE_DOWN;
     throw error;

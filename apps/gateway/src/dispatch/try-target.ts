@@ -42,6 +42,27 @@ export interface RequestState {
 }
 
 /**
+ * The body `target` will be sent for `request`, made before its reservation so the worst case
+ * is priced on what goes upstream (`state.bodies` keeps it for the attempt). Undefined when it
+ * cannot be made: the target cannot carry the body, or its connection has no connector; the
+ * reservation then reads the client's body, and {@link tryTarget} skips the target, saying why.
+ */
+export function bodyToPrice(
+  context: TargetContext,
+  target: DispatchTarget,
+  request: ClientRequest,
+  state: RequestState,
+): UpstreamBody | undefined {
+  state.bodies ??= new Map();
+  try {
+    return context.calls.body(target, request, state.bodies);
+  } catch (error) {
+    if (ProtocolError.isInstance(error) || ConnectorError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
  * One attempt after its reservation and its connection slot: send, observe the answer's quota
  * signals, then serve it (a whole answer, read whole or collected from a streams-only upstream,
  * or a stream) or fall through. Rejects with `client_closed_request` when the client hung up. A

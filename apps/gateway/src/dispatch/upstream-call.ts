@@ -80,19 +80,9 @@ export class UpstreamCalls {
     bodies: Map<string, UpstreamBody>,
   ): PreparedCall | Promise<PreparedCall> {
     const connector = this.connectorOf(target);
-    // `/responses/compact` is a whole answer by nature; only the completion itself must stream.
-    const collect =
-      connector.streamOnly === true && !request.stream && request.subPath === undefined;
+    const collect = collects(connector, request);
     const stream = request.stream || collect;
-    const body = upstreamBodyFor(
-      request,
-      connector.protocol,
-      target.model,
-      stream,
-      bodies,
-      promptCacheKeyFor(target, connector, request),
-      connector.bodyRules,
-    );
+    const body = this.body(target, request, bodies);
     const shape = connector.prepare({
       model: target.model,
       stream,
@@ -102,6 +92,28 @@ export class UpstreamCalls {
       return shape.then((ready) => this.assemble(target, request, body, ready, collect));
     }
     return this.assemble(target, request, body, shape, collect);
+  }
+
+  /**
+   * The body `target` is sent for `request` (see `upstreamBodyFor`), from `bodies` when this
+   * request already made it: what the reservation before the call prices. Throws as `request`
+   * does when the body cannot be carried or the connection has no connector.
+   */
+  body(
+    target: DispatchTarget,
+    request: ClientRequest,
+    bodies: Map<string, UpstreamBody>,
+  ): UpstreamBody {
+    const connector = this.connectorOf(target);
+    return upstreamBodyFor(
+      request,
+      connector.protocol,
+      target.model,
+      request.stream || collects(connector, request),
+      bodies,
+      promptCacheKeyFor(target, connector, request),
+      connector.bodyRules,
+    );
   }
 
   /**
@@ -209,4 +221,13 @@ function promptCacheKeyFor(
   if (request.session === undefined) return undefined;
   const accepts = target.connection.config.promptCacheKey ?? connector.acceptsPromptCacheKey;
   return accepts === true ? promptCacheKeyOf(request.session.hash) : undefined;
+}
+
+/**
+ * True when a whole request goes to a streams-only connector: it is sent as a stream and its
+ * answer collected. `/responses/compact` is a whole answer by nature; only the completion
+ * itself must stream.
+ */
+function collects(connector: UpstreamConnector, request: ClientRequest): boolean {
+  return connector.streamOnly === true && !request.stream && request.subPath === undefined;
 }
