@@ -1,6 +1,13 @@
 import { invalidArgument } from "./errors";
-import { minuteOf } from "./spend-minutes";
-import { recordMatches, type SpendRecord, type SpendRecordQuery, summarize } from "./spend-record";
+import { createMemoryMinuteSums } from "./memory-minute-sums";
+import { minuteOf, minuteSpans } from "./spend-minutes";
+import {
+  recordMatches,
+  type SpendRecord,
+  type SpendRecordQuery,
+  summarize,
+  summaryOfGroups,
+} from "./spend-record";
 import type {
   SpendStore,
   StoreReleaseRequest,
@@ -70,6 +77,8 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
    * read then finds its time bounds by binary search and needs no sort.
    */
   let inTimeOrder = true;
+  /** The sums of the records reads see (the newest `maxRecords`), per minute and series. */
+  const minuteSums = createMemoryMinuteSums();
 
   /** Removes a live reservation; true when it was live. */
   const finish = (state: WindowState, reservationId: string): boolean => {
@@ -86,6 +95,10 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
     const last = records.at(-1);
     if (last !== undefined && !(timeMs >= last.timeMs)) inTimeOrder = false;
     records.push({ record, timeMs });
+    minuteSums.add(record, timeMs, 1);
+    // The record this one pushed out of the newest `maxRecords` leaves the sums with it.
+    const hidden = records[records.length - maxRecords - 1];
+    if (hidden !== undefined) minuteSums.add(hidden.record, hidden.timeMs, -1);
     if (records.length >= trimAt) {
       records = records.slice(records.length - maxRecords);
       // The newest part of a list in time order is in time order: only a list that was not is
@@ -162,15 +175,34 @@ export function createMemorySpendStore(options: MemorySpendStoreOptions = {}): S
       return totalsOf(state);
     },
     records: async (query: SpendRecordQuery) => selected(query).map(({ record }) => record),
-    summary: async (query: SpendRecordQuery) =>
-      summarize(selected(query).map(({ record }) => record)),
+    summary: async (query: SpendRecordQuery) => {
+      // The whole minutes from their sums, the partial ones at either end from their records.
+      const spans = minuteSpans(query);
+      const summary = summaryOfGroups(spans.minutes ? minuteSums.groups(spans.minutes) : []);
+      for (const span of spans.records) {
+        summarize(
+          selected(span).map(({ record }) => record),
+          summary,
+        );
+      }
+      return summary;
+    },
     prune: async (beforeMs) => {
       // Records and ended windows: finished ids are bounded already (see the options).
       const cutoff = minuteOf(beforeMs);
       const before = records.length;
+      const sumsBefore = minuteSums.size;
       records = records.filter((kept) => kept.timeMs >= cutoff);
+      // Summed again from the records reads now see (older ones may have come back into them).
+      minuteSums.clear();
+      for (const kept of records.slice(-maxRecords)) minuteSums.add(kept.record, kept.timeMs, 1);
       const windows = book.forgetEnded(cutoff);
-      return { records: before - records.length, minuteSums: 0, finishedIds: 0, windows };
+      return {
+        records: before - records.length,
+        minuteSums: Math.max(0, sumsBefore - minuteSums.size),
+        finishedIds: 0,
+        windows,
+      };
     },
     close: async () => {},
   };

@@ -1,7 +1,7 @@
 import type { SpendRecordQuery } from "./spend-record";
 
 /**
- * Per-minute sums of the spend records, kept by the SQLite and Redis stores beside the records
+ * Per-minute sums of the spend records, kept by every store beside the records
  * so that a summary over a long or busy time range reads one row per minute and series instead
  * of every record in it.
  */

@@ -4,6 +4,7 @@ import {
   createSpendLedger,
   isRefusal,
   type SpendLedger,
+  summarize,
 } from "../src/index";
 import { bookEndedWindow, FIRST_DAY_RECORDS } from "./prune-scenario";
 import { describeSpendStoreContract } from "./store-contract";
@@ -57,7 +58,8 @@ describe("the memory store's bounds", () => {
     expect(ledger.spentUsd("cheap", live.windowKey)).toBeCloseTo(FIRST_DAY_RECORDS * 0.01, 9);
     expect(await store.prune!(cutoffMs)).toEqual({
       records: FIRST_DAY_RECORDS,
-      minuteSums: 0,
+      // The ended window's records fall in two minutes: one series sum each.
+      minuteSums: 2,
       finishedIds: 0,
       windows: 1,
     });
@@ -103,6 +105,54 @@ describe("the memory store's bounds", () => {
     expect(minutesOf(stepped.all)).toEqual([1, 2, 3, 5, 8, 13]);
     expect(minutesOf(stepped.middle)).toEqual([2, 3, 5]);
     expect(stepped.summed).toBe(6);
+  });
+
+  it("sums from its minute sums exactly the records reads see: past maxRecords, with the clock stepping back, after a prune", async () => {
+    const start = Date.UTC(2026, 11, 4);
+    let nowMs = start;
+    const store = createMemorySpendStore({ maxRecords: 7, rememberFinished: 100 });
+    const ledger = createSpendLedger({ store, now: () => nowMs });
+    // 30 settles 20 s apart on two rungs and three keys, the clock stepping back twice.
+    for (let index = 0; index < 30; index++) {
+      nowMs = start + index * 20_000 - (index === 11 || index === 23 ? 150_000 : 0);
+      const reservation = await ledger.reserve({
+        rung: index % 3 === 0 ? "premium" : "cheap",
+        connectionId: "openai",
+        model: "m",
+        maxCostUsd: 0.01,
+        requestId: `req-${index}`,
+      });
+      if (isRefusal(reservation)) throw new Error("refused");
+      await ledger.settle(reservation, 0.001 * (index + 1), {
+        ...usage,
+        clientKeyId: [null, "alice", "bob"][index % 3] ?? null,
+      });
+    }
+    const agrees = async () => {
+      for (let since = -1; since <= 12; since++) {
+        for (const until of [undefined, since + 1, since + 3, since + 20]) {
+          for (const extra of [
+            {},
+            { rung: "cheap" },
+            { clientKeyId: "alice" },
+            { clientKeyId: "bob" },
+          ]) {
+            const query = {
+              ...(since < 0 ? {} : { sinceMs: start + since * 30_000 }),
+              ...(until === undefined ? {} : { untilMs: start + until * 30_000 }),
+              ...extra,
+            };
+            expect(await ledger.summary(query), JSON.stringify(query)).toEqual(
+              summarize(await ledger.records(query)),
+            );
+          }
+        }
+      }
+    };
+    await agrees();
+    await store.prune!(start + 8 * 60_000);
+    await agrees();
+    expect((await ledger.summary({})).total.requests).toBe((await ledger.records({})).length);
   });
 
   it("refuses bounds that are not positive integers, naming them", () => {
