@@ -17,7 +17,8 @@ export interface WorstCaseCostInput {
    * The body as it goes upstream, serialised by `JSON.stringify` (the client's body with its
    * model set, or its translation to the upstream's protocol), when the caller has it. The input
    * is then read from this text: its bytes, inline images and `cache_control` are what the
-   * provider bills, and `body` is not serialised a second time (0.8 ms of a large agent turn).
+   * provider bills, and `body` is not serialised a second time (milliseconds for a large agent
+   * turn).
    * The output limit and `n` are still read from `body`.
    */
   sentText?: string;
