@@ -167,18 +167,18 @@ function scanBody(body: unknown): BodyScan {
 
 /**
  * Reads what the worst case needs from `json`, the `JSON.stringify` output of the value
- * `valueOf` gives; only a text that holds "base64" (where an inline image could be) has that
+ * `parsedOf` gives; only a text that holds "base64" (where an inline image could be) has that
  * value serialised again through {@link dropImages}. An inline image is a string holding
  * ";base64," or a `data` beside `type: "base64"`, neither of which can be written without those
  * letters (JSON escapes only quotes, backslashes and control characters).
  */
-function scanText(json: string, valueOf: () => unknown): BodyScan {
+function scanText(json: string, parsedOf: () => unknown): BodyScan {
   const cacheControl = hasCacheControlKey(json);
   if (!json.includes("base64")) {
     return { bytes: Buffer.byteLength(json, "utf8"), images: 0, cacheControl };
   }
   imagesDropped = 0;
-  const withoutImages = serialise(valueOf(), dropImages) ?? "";
+  const withoutImages = serialise(parsedOf(), dropImages) ?? "";
   return { bytes: Buffer.byteLength(withoutImages, "utf8"), images: imagesDropped, cacheControl };
 }
 

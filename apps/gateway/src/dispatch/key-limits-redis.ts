@@ -146,7 +146,7 @@ export function createRedisKeyLimiter(options: RedisKeyLimiterOptions): KeyLimit
     for (const [startsKey, starts] of unsharedStarts) {
       const recent = starts.filter(([startMs]) => startMs > nowMs - RATE_WINDOW_MS);
       if (recent.length === 0) continue;
-      pipeline.zadd(startsKey, ...recent.flatMap(([startMs, id]) => [startMs, id]));
+      pipeline.zadd(startsKey, ...recent.flat());
       pipeline.pexpire(startsKey, RATE_WINDOW_MS);
     }
     for (const [id, slots] of unsharedSlots) {
