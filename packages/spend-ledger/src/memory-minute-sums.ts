@@ -37,7 +37,9 @@ export function createMemoryMinuteSums(): MemoryMinuteSums {
         minutes.set(minute, series);
       }
       const { windowKey, rung, connectionId, model, clientKeyId } = record;
-      const id = JSON.stringify([windowKey, rung, connectionId, model, clientKeyId]);
+      // Each part prefixed by its length: no two series share an id, whatever their names hold.
+      const key = clientKeyId === null ? "-" : `${clientKeyId.length}:${clientKeyId}`;
+      const id = `${windowKey.length}:${windowKey}${rung.length}:${rung}${connectionId.length}:${connectionId}${model.length}:${model}${key}`;
       let sums = series.get(id);
       if (sums === undefined) {
         sums = { windowKey, clientKeyId, rung, connectionId, model, ...zero() };

@@ -155,6 +155,32 @@ describe("the memory store's bounds", () => {
     expect((await ledger.summary({})).total.requests).toBe((await ledger.records({})).length);
   });
 
+  it("keeps apart in its minute sums series whose names run together", async () => {
+    const start = Date.UTC(2026, 11, 4);
+    const ledger = createSpendLedger({ store: createMemorySpendStore(), now: () => start });
+    const names = [
+      ["a", "bc"],
+      ["ab", "c"],
+      ["1:a", "c"],
+    ] as const;
+    for (const [index, [connectionId, model]] of names.entries()) {
+      const reservation = await ledger.reserve({
+        rung: "cheap",
+        connectionId,
+        model,
+        maxCostUsd: 0.01,
+        requestId: `req-${index}`,
+      });
+      if (isRefusal(reservation)) throw new Error("refused");
+      await ledger.settle(reservation, 0.001, { ...usage, connectionId, model });
+    }
+    // A whole minute, read from the sums alone.
+    const query = { sinceMs: start, untilMs: start + 60_000 };
+    const summary = await ledger.summary(query);
+    expect(Object.keys(summary.byConnection).sort()).toEqual(["1:a", "a", "ab"]);
+    expect(summary).toEqual(summarize(await ledger.records(query)));
+  });
+
   it("refuses bounds that are not positive integers, naming them", () => {
     expect(() => createMemorySpendStore({ maxRecords: 0 })).toThrow(/maxRecords must be/);
     expect(() => createMemorySpendStore({ rememberFinished: 1.5 })).toThrow(
