@@ -1,5 +1,10 @@
 import { minuteOf } from "./spend-minutes";
-import type { RecordGroup, SpendRecord, SpendRecordQuery } from "./spend-record";
+import {
+  type RecordGroup,
+  recordMatches,
+  type SpendRecord,
+  type SpendRecordQuery,
+} from "./spend-record";
 
 /** One series' sums in one minute: a group, with the fields a summary's query filters on. */
 interface SeriesSums extends RecordGroup {
@@ -61,13 +66,8 @@ export function createMemoryMinuteSums(): MemoryMinuteSums {
     groups(query) {
       const groups: RecordGroup[] = [];
       for (const [minute, series] of minutes) {
-        if (query.sinceMs !== undefined && minute < query.sinceMs) continue;
-        if (query.untilMs !== undefined && minute >= query.untilMs) continue;
         for (const sums of series.values()) {
-          if (query.rung !== undefined && sums.rung !== query.rung) continue;
-          if (query.clientKeyId !== undefined && sums.clientKeyId !== query.clientKeyId) continue;
-          if (query.windowKey !== undefined && sums.windowKey !== query.windowKey) continue;
-          groups.push(sums);
+          if (recordMatches(sums, minute, query)) groups.push(sums);
         }
       }
       return groups;

@@ -167,9 +167,12 @@ function add(
   totals.cacheWriteTokens += sums.cacheWriteTokens;
 }
 
-/** True when the record's time lies inside the query's bounds, rung and client key. */
+/**
+ * True when the record's time lies inside the query's bounds, rung, client key and budget
+ * window; also what selects the memory store's minute sums, each at its minute's start.
+ */
 export function recordMatches(
-  record: SpendRecord,
+  record: Pick<SpendRecord, "rung" | "clientKeyId" | "windowKey">,
   timeMs: number,
   query: SpendRecordQuery,
 ): boolean {
