@@ -40,7 +40,13 @@ import { type ProbeContext, probePlans, refreshStalePlans } from "./probe";
 import { type Admission, FREE_ADMISSION } from "./reservation";
 import { retryAfterSeconds } from "./retry-after";
 import { SessionPlacer } from "./session-placement";
-import { bodyToPrice, type RequestState, type TargetContext, tryTarget } from "./try-target";
+import {
+  bodyToPrice,
+  newRequestState,
+  type RequestState,
+  type TargetContext,
+  tryTarget,
+} from "./try-target";
 import type { ClientRequest, Dispatcher } from "./types";
 import { UpstreamCalls } from "./upstream-call";
 import {
@@ -248,13 +254,7 @@ export function createDispatcher(
     }
     wait?.orderFixed();
 
-    const state: RequestState = {
-      attempts: [],
-      bodies: undefined,
-      rateLimited: false,
-      rateLimitRetryAt: null,
-    };
-    if (request.trace) request.trace.attempts = state.attempts;
+    const state = newRequestState(request);
     // The last target passed over because its connection was full (`maxConcurrent`). The
     // session's pinned target, when it goes first out of its turn, is tried once, before the rest.
     let passedOver: Attempt | null = null;

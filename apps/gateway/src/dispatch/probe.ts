@@ -9,7 +9,7 @@ import type { ModelResolution, RoutingTable } from "../routing/routing-table";
 import { Attempt } from "./attempt";
 import { isClientGone } from "./client-gone";
 import { FREE_ADMISSION } from "./reservation";
-import { type RequestState, type TargetContext, tryTarget } from "./try-target";
+import { newRequestState, type TargetContext, tryTarget } from "./try-target";
 import type { ClientRequest } from "./types";
 
 /** What the probe path reads: the dispatcher's own parts. */
@@ -47,13 +47,7 @@ export async function probePlans(
   request: ClientRequest,
 ): Promise<ProbeOutcome> {
   const { deps, table, live, ladderOptions } = context;
-  const state: RequestState = {
-    attempts: [],
-    bodies: undefined,
-    rateLimited: false,
-    rateLimitRetryAt: null,
-  };
-  if (request.trace) request.trace.attempts = state.attempts;
+  const state = newRequestState(request);
   for (const target of probeTargets(
     table,
     resolution.groups,

@@ -41,6 +41,18 @@ export interface RequestState {
   rateLimitRetryAt: string | null;
 }
 
+/** A request's state before its first attempt; a traced request's trace lists its attempts. */
+export function newRequestState(request: ClientRequest): RequestState {
+  const state: RequestState = {
+    attempts: [],
+    bodies: undefined,
+    rateLimited: false,
+    rateLimitRetryAt: null,
+  };
+  if (request.trace) request.trace.attempts = state.attempts;
+  return state;
+}
+
 /**
  * The body `target` will be sent for `request`, made before its reservation so the worst case
  * is priced on what goes upstream (`state.bodies` keeps it for the attempt). Undefined when it
