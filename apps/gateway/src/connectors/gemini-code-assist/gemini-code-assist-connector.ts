@@ -124,6 +124,22 @@ export function createGeminiCodeAssistConnector(
     return discovering;
   };
 
+  /**
+   * `build` with the access token and the login's project: at once when both are known (no
+   * promise on a request's path), else once the token is fresh and the project discovered.
+   */
+  const withTokenAndProject = <T>(
+    build: (token: string, projectId: string) => T,
+  ): T | Promise<T> => {
+    const token = credential.peek();
+    const known = knownProject();
+    if (token !== null && known !== null) return build(token, known);
+    return (async () => {
+      const fresh = await credential.get();
+      return build(fresh, await projectOf(fresh));
+    })();
+  };
+
   return {
     provider: "gemini-code-assist",
     protocol: "gemini",
@@ -137,13 +153,7 @@ export function createGeminiCodeAssistConnector(
           : `${baseUrl}:generateContent`;
         return { url, headers, bodyFields: { project: projectId } };
       };
-      const token = credential.peek();
-      const known = knownProject();
-      if (token !== null && known !== null) return build(token, known);
-      return (async () => {
-        const fresh = await credential.get();
-        return build(fresh, await projectOf(fresh));
-      })();
+      return withTokenAndProject(build);
     },
     usageRequest() {
       const build = (token: string, projectId: string): UsageRequest => ({
@@ -156,13 +166,7 @@ export function createGeminiCodeAssistConnector(
         },
         body: JSON.stringify({ project: projectId }),
       });
-      const token = credential.peek();
-      const known = knownProject();
-      if (token !== null && known !== null) return build(token, known);
-      return (async () => {
-        const fresh = await credential.get();
-        return build(fresh, await projectOf(fresh));
-      })();
+      return withTokenAndProject(build);
     },
     // Nothing Code Assist answers says whether use past the quota is billed: no evidence.
     readUsage: (payload, observedAtMs) => ({
