@@ -18,8 +18,7 @@ export interface WorstCaseCostInput {
    * model set, or its translation to the upstream's protocol), when the caller has it. The input
    * is then read from this text: its bytes, inline images and `cache_control` are what the
    * provider bills, and `body` is not serialised a second time (milliseconds for a large agent
-   * turn).
-   * The output limit and `n` are still read from `body`.
+   * turn). The output limit and `n` are still read from `body`.
    */
   sentText?: string;
   /** Wire protocol of the body: OpenAI chat/responses or Anthropic messages. */

@@ -82,19 +82,19 @@ const scans = new WeakMap<UpstreamBody | ClientRequest, WorstCaseScan>();
  * The worst-case scan for `request` sent as `sent`: its input read from the text that goes
  * upstream, which the attempt encodes anyway, so the client's body is not serialised again
  * (that and the first read of the new string took about 3 ms of the event loop for a 548 KB
- * agent turn); the output limit and `n` from the client's body. Without `sent` (the target cannot carry the body, or has no connector: its attempt
- * then skips it and gives the reservation back), the client's body is serialised and read.
+ * agent turn); the output limit and `n` from the client's body. Without `sent` (the target
+ * cannot carry the body, or has no connector: its attempt then skips it and gives the
+ * reservation back), the client's body is serialised and read.
  */
 function worstCaseScanOf(request: ClientRequest, sent: UpstreamBody | undefined): WorstCaseScan {
   const read = sent ?? request;
   let scanned = scans.get(read);
   if (scanned === undefined) {
-    const protocol = clientWireOf(request.protocol).costScan;
-    scanned = scanWorstCase(
-      sent === undefined
-        ? { body: request.body, protocol }
-        : { body: request.body, protocol, sentText: sent.text },
-    );
+    scanned = scanWorstCase({
+      body: request.body,
+      protocol: clientWireOf(request.protocol).costScan,
+      sentText: sent?.text,
+    });
     scans.set(read, scanned);
   }
   return scanned;
