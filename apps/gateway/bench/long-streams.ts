@@ -16,8 +16,12 @@ import type { GatewayVariant } from "./gateway-variants";
 // collection had yet to take is not counted); the same for its live memory (V8 heap used plus
 // memory outside it, buffers included), since pages V8 keeps free after a collection absorb part
 // of a process's growth before its RSS moves, so below a few thousand streams the live figure is
-// the steadier one; and the server's CPU (user + system, every thread) over C. D must outlast the
-// 2 s of opening and the second the open reading takes, or the first streams end before it.
+// the steadier one; and the server's CPU (user + system, every thread) over C. For a gateway,
+// also its own time to first byte p50/p99 (its request log's `ttfbMs`, read from `/v1/requests`:
+// from the moment its handler takes the request to its first byte out); what the load generator
+// sees on top of that went by before the gateway read the request (an event loop that is busy
+// accepts and parses late) or in delivery. D must outlast the 2 s of opening and the second the
+// open reading takes, or the first streams end before it.
 // Alone: cd apps/gateway && npx tsx --conditions=@planfirst/source bench/long-streams.ts
 
 /** What {@link benchLongStreams} runs. */
@@ -81,6 +85,8 @@ interface PathResult {
   memory: { before: MemoryReading; open: MemoryReading } | null;
   /** Server CPU per stream, µs; null for the direct path. */
   cpuPerStreamMicros: number | null;
+  /** The gateway's own time to first byte (its request log's), ms; null for the other paths. */
+  ownTtfb: { p50: number; p99: number } | null;
 }
 
 const requestBody = (model: string, maxTokens: number) =>
@@ -179,6 +185,7 @@ async function measurePath(
   model: string,
   settings: LongStreamsSettings,
   server: Child | null,
+  gatewayUrl?: string,
 ): Promise<PathResult> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
@@ -212,18 +219,38 @@ async function measurePath(
       results,
       memory: before && open ? { before, open } : null,
       cpuPerStreamMicros: server ? (cpuAfter - cpuBefore) / settings.streams : null,
+      ownTtfb: gatewayUrl ? await gatewayTtfb(gatewayUrl, settings.streams) : null,
     };
   } finally {
     await agent.close();
   }
 }
 
-function ttfbQuantiles(result: PathResult): { p50: number; p99: number } {
-  const sorted = result.results
-    .map((stream) => stream.ttfbMs)
-    .filter((ms): ms is number => ms !== null)
-    .sort((a, b) => a - b);
+/** p50 and p99 of the times in `values`, milliseconds (nulls left out). */
+function ttfbOf(values: readonly (number | null)[]): { p50: number; p99: number } {
+  const sorted = values.filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
   return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
+}
+
+function ttfbQuantiles(result: PathResult): { p50: number; p99: number } {
+  return ttfbOf(result.results.map((stream) => stream.ttfbMs));
+}
+
+/**
+ * The gateway at `baseUrl`'s own time to first byte over its newest `streams` records: the
+ * streams just measured, which all ended before this read (the warm-up's records are older).
+ */
+async function gatewayTtfb(
+  baseUrl: string,
+  streams: number,
+): Promise<{ p50: number; p99: number }> {
+  const response = await fetch(`${baseUrl}/v1/requests?limit=${streams}`);
+  if (!response.ok) throw new Error(`the gateway's request log answered ${response.status}`);
+  const { data } = (await response.json()) as { data: { ttfbMs: number | null }[] };
+  if (data.length < streams) {
+    throw new Error(`the gateway's request log holds ${data.length} of ${streams} streams`);
+  }
+  return ttfbOf(data.map((record) => record.ttfbMs));
 }
 
 const LABELS: Partial<Record<GatewayVariant, string>> = {
@@ -260,7 +287,14 @@ export async function benchLongStreams(settings: LongStreamsSettings): Promise<v
       const gateway = await startChild(["gateway", upstream.url, variant], ["--expose-gc"]);
       try {
         paths.push(
-          await measurePath(name, chatUrl(`${gateway.url}/v1`), "auto/thrifty", settings, gateway),
+          await measurePath(
+            name,
+            chatUrl(`${gateway.url}/v1`),
+            "auto/thrifty",
+            settings,
+            gateway,
+            gateway.url,
+          ),
         );
       } finally {
         await stopChild(gateway);
@@ -305,6 +339,8 @@ function printLongStreams(paths: readonly PathResult[], settings: LongStreamsSet
       "of raw",
       "CPU µs/stream",
       "of raw",
+      "own TTFB p50 ms",
+      "own TTFB p99 ms",
     ],
     paths.map((path) => {
       const ttfb = ttfbQuantiles(path);
@@ -325,6 +361,8 @@ function printLongStreams(paths: readonly PathResult[], settings: LongStreamsSet
         ratio(live, rawLive),
         path.cpuPerStreamMicros === null ? "—" : path.cpuPerStreamMicros.toFixed(0),
         ratio(path.cpuPerStreamMicros, raw.cpuPerStreamMicros),
+        path.ownTtfb ? path.ownTtfb.p50.toFixed(1) : "—",
+        path.ownTtfb ? path.ownTtfb.p99.toFixed(1) : "—",
       ];
     }),
   );
