@@ -236,19 +236,24 @@ function ttfbQuantiles(result: PathResult): { p50: number; p99: number } {
   return ttfbOf(result.results.map((stream) => stream.ttfbMs));
 }
 
+/** Most records one `/v1/requests` read returns. */
+const REQUESTS_READ_MAX = 1000;
+
 /**
- * The gateway at `baseUrl`'s own time to first byte over its newest `streams` records: the
- * streams just measured, which all ended before this read (the warm-up's records are older).
+ * The gateway at `baseUrl`'s own time to first byte over its newest `streams` records (the
+ * newest 1,000 when there are more, one read's most): the streams just measured, which all ended
+ * before this read (the warm-up's records are older).
  */
 async function gatewayTtfb(
   baseUrl: string,
   streams: number,
 ): Promise<{ p50: number; p99: number }> {
-  const response = await fetch(`${baseUrl}/v1/requests?limit=${streams}`);
+  const wanted = Math.min(streams, REQUESTS_READ_MAX);
+  const response = await fetch(`${baseUrl}/v1/requests?limit=${wanted}`);
   if (!response.ok) throw new Error(`the gateway's request log answered ${response.status}`);
   const { data } = (await response.json()) as { data: { ttfbMs: number | null }[] };
-  if (data.length < streams) {
-    throw new Error(`the gateway's request log holds ${data.length} of ${streams} streams`);
+  if (data.length < wanted) {
+    throw new Error(`the gateway's request log holds ${data.length} of ${wanted} streams`);
   }
   return ttfbOf(data.map((record) => record.ttfbMs));
 }
