@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { printTable, quantile } from "@planfirst/bench";
 import { Agent } from "undici";
+import { MAX_REQUESTS_LIMIT } from "../src/app/routes/requests";
 import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
 import type { GatewayVariant } from "./gateway-variants";
 
@@ -236,19 +237,16 @@ function ttfbQuantiles(result: PathResult): { p50: number; p99: number } {
   return ttfbOf(result.results.map((stream) => stream.ttfbMs));
 }
 
-/** Most records one `/v1/requests` read returns. */
-const REQUESTS_READ_MAX = 1000;
-
 /**
  * The gateway at `baseUrl`'s own time to first byte over its newest `streams` records (the
- * newest 1,000 when there are more, one read's most): the streams just measured, which all ended
- * before this read (the warm-up's records are older).
+ * newest {@link MAX_REQUESTS_LIMIT}, one read's most, when there are more): the streams just
+ * measured, which all ended before this read (the warm-up's records are older).
  */
 async function gatewayTtfb(
   baseUrl: string,
   streams: number,
 ): Promise<{ p50: number; p99: number }> {
-  const wanted = Math.min(streams, REQUESTS_READ_MAX);
+  const wanted = Math.min(streams, MAX_REQUESTS_LIMIT);
   const response = await fetch(`${baseUrl}/v1/requests?limit=${wanted}`);
   if (!response.ok) throw new Error(`the gateway's request log answered ${response.status}`);
   const { data } = (await response.json()) as { data: { ttfbMs: number | null }[] };

@@ -14,7 +14,7 @@ import { createStatusClients } from "../auth/status-client";
 /** Records a JSON read returns when `limit` is not given. */
 const DEFAULT_REQUESTS_LIMIT = 100;
 /** Most records one JSON read returns. */
-const MAX_REQUESTS_LIMIT = 1_000;
+export const MAX_REQUESTS_LIMIT = 1_000;
 
 /**
  * `GET /v1/requests`: the request log, newest first, filtered by `key`, `model` (asked or
