@@ -4,12 +4,14 @@ import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startHeldBenchGateway } from "./held-gateway";
 import { startInstantUpstream } from "./instant-upstream";
+import { startJsonForwarder } from "./json-forwarder";
 import { startRawProxy } from "./raw-proxy";
 import { startSlowUpstream } from "./slow-upstream";
 
 // One benchmark server in its own process, so the load generator and the other servers never
 // share its event loop or its CPU time. Usage: child.ts upstream | slow-upstream CHUNKS SECONDS
 // [TLS_DIR, holding cert.pem and key.pem: HTTPS] (slow-upstream.ts) | raw-proxy URL |
+// json-forwarder URL [ledger] (json-forwarder.ts) |
 // gateway URL VARIANT (see gateway-variants.ts) | held-gateway URL (see held-gateway.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
 // CPU time it has used, { type: "memory" } with its memory figures (after a full GC) and
@@ -73,6 +75,12 @@ if (role === "upstream") {
   const proxy = await startRawProxy(new URL(target!));
   ({ url } = proxy);
   close = proxy.close;
+} else if (role === "json-forwarder") {
+  const forwarder = await startJsonForwarder(new URL(target!), {
+    ledger: process.argv[4] === "ledger",
+  });
+  ({ url } = forwarder);
+  close = forwarder.close;
 } else if (role === "gateway") {
   const variant = process.argv[4] as GatewayVariant;
   const gateway = await startBenchGateway(variant, target!);
@@ -85,6 +93,7 @@ if (role === "upstream") {
 } else {
   throw new Error(
     `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS [TLS_DIR], raw-proxy URL, ` +
+      "json-forwarder URL [ledger], " +
       `gateway URL ${GATEWAY_VARIANTS.join("|")} or held-gateway URL`,
   );
 }

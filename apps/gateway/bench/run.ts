@@ -29,6 +29,10 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
+// Two reference rows beside the raw proxy (json-forwarder.ts): the least a forwarder that reads
+// its JSON must do (parse, undici, parse and answer), and the same reserving and settling on
+// planfirst's SQLite spend ledger; a gateway row's distance to them is the gateway's own work.
+// BENCH_FORWARDERS=0 skips them.
 // Every request carries `x-session-affinity: bench-conversation` (one conversation per run, so
 // each request looks its session up and finds it pinned: the lookup, the answer header and the
 // pin's periodic refresh). The row "plan rung, affinity off" is the plan path with affinity off;
@@ -47,6 +51,7 @@ const MEMORY_RUN = process.env.BENCH_MEMORY !== "0";
 const CLIENTS_RUN = process.env.BENCH_CLIENTS !== "0";
 const HELD_RUN = process.env.BENCH_HELD !== "0";
 const LONG_STREAMS_RUN = process.env.BENCH_LONG_STREAMS !== "0";
+const FORWARDERS_RUN = process.env.BENCH_FORWARDERS !== "0";
 const MODE = process.env.BENCH_MODE;
 if (MODE !== undefined && MODE !== "stream" && MODE !== "non-stream") {
   throw new Error(`BENCH_MODE must be stream or non-stream, not "${MODE}"`);
@@ -92,6 +97,12 @@ const startGateway = (variant: GatewayVariant, upstreamUrl: string, nodeOptions:
 const loadBefore = loadavg();
 const upstream = await startChild(["upstream"]);
 const proxy = await startChild(["raw-proxy", upstream.url]);
+const forwarders = FORWARDERS_RUN
+  ? {
+      plain: await startChild(["json-forwarder", upstream.url]),
+      ledger: await startChild(["json-forwarder", upstream.url, "ledger"]),
+    }
+  : null;
 if (CPU_PROFILE_DIR) mkdirSync(CPU_PROFILE_DIR, { recursive: true });
 const profiled = CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [];
 const gateways: Partial<Record<GatewayVariant, Child>> = {};
@@ -135,6 +146,14 @@ console.log(
       ? "off on every path."
       : "on except where a row says off."),
 );
+if (forwarders) {
+  console.log(
+    "References (json-forwarder.ts, own processes): JSON forwarder = parses the body, sends it " +
+      "on undici, parses and answers the reply (a stream relayed as it comes), nothing else; " +
+      "+ SQLite ledger = the same, reserving a fixed worst case durably on planfirst's spend " +
+      "ledger (SQLite) before the upstream call and settling after.",
+  );
+}
 console.log("");
 
 // The CPU column is the serving process's own time, every thread (the upstream's for "direct"):
@@ -156,6 +175,22 @@ const labels: Record<GatewayVariant, string> = {
 const cases: [string, string, string, Child][] = [
   ["direct", `${upstream.url}/chat/completions`, "bench-model", upstream],
   ["raw node:http proxy", `${proxy.url}/v1/chat/completions`, "bench-model", proxy],
+  ...(forwarders
+    ? ([
+        [
+          "reference: JSON forwarder",
+          `${forwarders.plain.url}/v1/chat/completions`,
+          "auto/thrifty",
+          forwarders.plain,
+        ],
+        [
+          "reference: JSON forwarder + SQLite ledger",
+          `${forwarders.ledger.url}/v1/chat/completions`,
+          "auto/thrifty",
+          forwarders.ledger,
+        ],
+      ] satisfies [string, string, string, Child][])
+    : []),
   ...Object.entries(gateways).map(([variant, child]): [string, string, string, Child] => [
     labels[variant as GatewayVariant],
     `${child.url}/v1/chat/completions`,
@@ -329,7 +364,14 @@ if (CLIENTS_RUN) {
 
 if (HELD_RUN) await benchHeldRequests(heldBenchOptionsFromEnv(upstream.url));
 
-for (const child of [...Object.values(gateways), proxy, upstream]) await stopChild(child);
+for (const child of [
+  ...Object.values(gateways),
+  ...Object.values(forwarders ?? {}),
+  proxy,
+  upstream,
+]) {
+  await stopChild(child);
+}
 redisInfo?.disconnect();
 if (CPU_PROFILE_DIR) printSessionShares(CPU_PROFILE_DIR);
 if (LONG_STREAMS_RUN) {

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSpendLedger, isRefusal, type Reservation } from "@planfirst/spend-ledger";
+import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
+import { Pool } from "undici";
+
+/**
+ * A reference beside the raw proxy: the least a gateway that reads what it forwards must do,
+ * and nothing else. It parses the client's JSON body, names the upstream's model, sends it on
+ * undici (the gateway's HTTP client, no cap on its sockets), and answers with the upstream's
+ * JSON parsed and serialised again (a stream's chunks are relayed as they arrive). With
+ * `ledger`, each request also reserves a fixed worst case on planfirst's own spend ledger on the
+ * SQLite store (durable before the upstream call, as on the gateway's paid rung) and settles
+ * after answering, without waiting for that commit. No validation, routing, sessions, logs or
+ * metrics: the distance from this to a gateway row is the gateway's own work per request; from
+ * the raw proxy to this, what reading JSON and undici cost (and with `ledger`, the ledger).
+ */
+export function startJsonForwarder(
+  target: URL,
+  options: { ledger: boolean },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const pool = new Pool(target.origin);
+  const path = `${target.pathname.replace(/\/$/, "")}/chat/completions`;
+  const dir = options.ledger ? mkdtempSync(join(tmpdir(), "planfirst-bench-forwarder-")) : null;
+  const store = dir ? createSqliteSpendStore({ path: join(dir, "state.db") }) : null;
+  // A budget far above what a run spends, as on the benchmark gateways: nothing is refused.
+  const ledger = store ? createSpendLedger({ store, budgetsUsd: { cheap: 1_000_000 } }) : null;
+  let requests = 0;
+
+  const reserve = async (requestId: string): Promise<Reservation | null> => {
+    if (!ledger) return null;
+    const held = await ledger.reserve({
+      rung: "cheap",
+      connectionId: "forwarder",
+      model: "bench-model",
+      maxCostUsd: 0.001,
+      requestId,
+    });
+    if (isRefusal(held)) throw new Error(`the forwarder's ledger refused: ${held.reason}`);
+    return held;
+  };
+  const settle = (held: Reservation | null) => {
+    if (!ledger || !held) return;
+    ledger
+      .settle(held, 0.0001, { model: "bench-model", inputTokens: 12, outputTokens: 1 })
+      .catch((error: unknown) => console.error("forwarder settle failed", error));
+  };
+
+  const forward = async (body: string, res: http.ServerResponse) => {
+    const request = JSON.parse(body) as { model?: string; stream?: boolean };
+    request.model = "bench-model";
+    const held = await reserve(`forwarder-${++requests}`);
+    const upstream = await pool.request({
+      path,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer bench" },
+      body: JSON.stringify(request),
+    });
+    if (request.stream) {
+      res.writeHead(upstream.statusCode, { "content-type": "text/event-stream" });
+      for await (const chunk of upstream.body) res.write(chunk);
+      res.end();
+    } else {
+      const answer = JSON.stringify(JSON.parse(await upstream.body.text()));
+      res.writeHead(upstream.statusCode, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(answer),
+      });
+      res.end(answer);
+    }
+    settle(held);
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      forward(Buffer.concat(chunks).toString("utf8"), res).catch(() => res.destroy());
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        async close() {
+          server.close();
+          await pool.close();
+          await store?.close();
+          if (dir) rmSync(dir, { recursive: true, force: true });
+        },
+      });
+    });
+  });
+}
