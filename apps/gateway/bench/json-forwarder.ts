@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSpendLedger, isRefusal, type Reservation } from "@planfirst/spend-ledger";
+import {
+  createSpendLedger,
+  isRefusal,
+  type Reservation,
+  type SpendLedger,
+} from "@planfirst/spend-ledger";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import { Pool } from "undici";
 
@@ -20,7 +25,12 @@ import { Pool } from "undici";
 export function startJsonForwarder(
   target: URL,
   options: { ledger: boolean },
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  /** The ledger the forwarder books on (null without `ledger`), to check what it booked. */
+  ledger: SpendLedger | null;
+  close(): Promise<void>;
+}> {
   const pool = new Pool(target.origin);
   const path = `${target.pathname.replace(/\/$/, "")}/chat/completions`;
   const dir = options.ledger ? mkdtempSync(join(tmpdir(), "planfirst-bench-forwarder-")) : null;
@@ -86,6 +96,7 @@ export function startJsonForwarder(
       const { port } = server.address() as { port: number };
       resolve({
         url: `http://127.0.0.1:${port}`,
+        ledger,
         async close() {
           server.close();
           await pool.close();

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startInstantUpstream } from "../bench/instant-upstream";
+import { startJsonForwarder } from "../bench/json-forwarder";
+
+// The load benchmark's reference rows measure the JSON forwarder; checked here so that a bench
+// run does not find out first that it no longer forwards, relays a stream, or books its spend.
+
+const closers: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function forwarder(ledger: boolean) {
+  const upstream = await startInstantUpstream();
+  closers.push(upstream.close);
+  const started = await startJsonForwarder(new URL(upstream.url), { ledger });
+  closers.push(started.close);
+  return started;
+}
+
+const post = (url: string, stream: boolean) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "auto/thrifty",
+      stream,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Say ok." }],
+    }),
+  });
+
+describe("the benchmark's JSON forwarder", () => {
+  it("answers the upstream's completion and relays its stream", async () => {
+    const { url, ledger } = await forwarder(false);
+    expect(ledger).toBeNull();
+    const whole = await post(url, false);
+    expect(whole.status).toBe(200);
+    expect(await whole.json()).toMatchObject({ object: "chat.completion" });
+    const stream = await post(url, true);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    expect(await stream.text()).toMatch(/data: \[DONE\]\n\n$/);
+  });
+
+  it("with the ledger, reserves before and settles after every answer, whole or streamed", async () => {
+    const { url, ledger } = await forwarder(true);
+    for (const stream of [false, true, false]) {
+      const answer = await post(url, stream);
+      expect(answer.status).toBe(200);
+      await answer.text();
+    }
+    expect(ledger!.spentUsd("cheap")).toBeCloseTo(0.0003, 10);
+    expect(ledger!.reservedUsd("cheap")).toBe(0);
+  });
+});
