@@ -26,7 +26,8 @@ import { benchUpstreamClients } from "./upstream-clients";
 // BENCH_DURATION_S: seconds per measured case and round (default 4). BENCH_CPU_PROF=DIR: write a V8 CPU
 // profile of each gateway named in BENCH_CPU_PROF_VARIANT (comma-separated, default paid-sqlite) into DIR,
 // and print the share of its busy time spent on session affinity (profile-share.ts). BENCH_MEMORY=0 skips the memory run.
-// BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct and the raw proxy always run).
+// BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct, the raw proxy and the references
+// below always run).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
 // Two reference rows beside the raw proxy (json-forwarder.ts): the least a forwarder that reads
