@@ -9,7 +9,7 @@ import {
   type SpendLedger,
 } from "@planfirst/spend-ledger";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
 
 /**
  * A reference beside the raw proxy: the least a gateway that reads what it forwards must do,
@@ -57,30 +57,47 @@ export function startJsonForwarder(
       .settle(held, 0.0001, { model: "bench-model", inputTokens: 12, outputTokens: 1 })
       .catch((error: unknown) => console.error("forwarder settle failed", error));
   };
+  // No answer from the upstream: nothing was spent, the hold goes back at once.
+  const release = (held: Reservation | null) => {
+    if (!ledger || !held) return;
+    ledger
+      .release(held)
+      .catch((error: unknown) => console.error("forwarder release failed", error));
+  };
 
   const forward = async (body: string, res: http.ServerResponse) => {
     const request = JSON.parse(body) as { model?: string; stream?: boolean };
     request.model = "bench-model";
     const held = await reserve(`forwarder-${++requests}`);
-    const upstream = await pool.request({
-      path,
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer bench" },
-      body: JSON.stringify(request),
-    });
-    if (request.stream) {
-      res.writeHead(upstream.statusCode, { "content-type": "text/event-stream" });
-      for await (const chunk of upstream.body) res.write(chunk);
-      res.end();
-    } else {
-      const answer = JSON.stringify(JSON.parse(await upstream.body.text()));
-      res.writeHead(upstream.statusCode, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(answer),
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await pool.request({
+        path,
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer bench" },
+        body: JSON.stringify(request),
       });
-      res.end(answer);
+    } catch (error) {
+      release(held);
+      throw error;
     }
-    settle(held);
+    // The upstream answered: its use is booked however the body ends, as on the gateway.
+    try {
+      if (request.stream) {
+        res.writeHead(upstream.statusCode, { "content-type": "text/event-stream" });
+        for await (const chunk of upstream.body) res.write(chunk);
+        res.end();
+      } else {
+        const answer = JSON.stringify(JSON.parse(await upstream.body.text()));
+        res.writeHead(upstream.statusCode, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(answer),
+        });
+        res.end(answer);
+      }
+    } finally {
+      settle(held);
+    }
   };
 
   const server = http.createServer((req, res) => {

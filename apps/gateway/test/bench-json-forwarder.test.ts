@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startInstantUpstream } from "../bench/instant-upstream";
 import { startJsonForwarder } from "../bench/json-forwarder";
 
@@ -10,9 +10,10 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function forwarder(ledger: boolean) {
+async function forwarder(ledger: boolean, upstreamDown = false) {
   const upstream = await startInstantUpstream();
-  closers.push(upstream.close);
+  if (upstreamDown) upstream.close();
+  else closers.push(upstream.close);
   const started = await startJsonForwarder(new URL(upstream.url), { ledger });
   closers.push(started.close);
   return started;
@@ -51,5 +52,12 @@ describe("the benchmark's JSON forwarder", () => {
     }
     expect(ledger!.spentUsd("cheap")).toBeCloseTo(0.0003, 10);
     expect(ledger!.reservedUsd("cheap")).toBe(0);
+  });
+
+  it("with the ledger, gives the hold back when the upstream does not answer", async () => {
+    const { url, ledger } = await forwarder(true, true);
+    await expect(post(url, false)).rejects.toThrow();
+    await vi.waitFor(() => expect(ledger!.reservedUsd("cheap")).toBe(0));
+    expect(ledger!.spentUsd("cheap")).toBe(0);
   });
 });
