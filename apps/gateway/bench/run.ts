@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { median, printTable } from "@planfirst/bench";
 // autocannon ships no type declarations.
 // @ts-expect-error no types
@@ -165,6 +165,11 @@ console.log("");
 // requests were waiting on something else (a commit's fsync, a Redis reply) with the loop idle.
 // "Redis CPU" is the Redis server's own time per request of the Redis path (INFO cpu around each
 // measurement): it shares the machine's cores with the gateway, the upstream and the load.
+// "machine busy" is the CPU time of everything serving the load (the load generator in this
+// process, the upstream, the measured hop, Redis) over the wall time of every core: a row with
+// its loop near 100 % and the machine well below is bound by its own main thread, not by the
+// machine; a row near 100 % there could go no faster on this machine, however it were spread.
+const CORES = availableParallelism();
 const labels: Record<GatewayVariant, string> = {
   plan: "planfirst, plan rung",
   "plan-no-affinity": "planfirst, plan rung, affinity off",
@@ -207,6 +212,11 @@ interface Sample {
   loopMicros: number;
   /** The Redis server's CPU time during the load (on the Redis path only, else 0). */
   redisMicros: number;
+  /**
+   * The CPU time of everything that served the load: this process (the load generator), the
+   * upstream, the measured server (when it is not the upstream itself) and Redis.
+   */
+  machineMicros: number;
   /** Wall-clock time of the load, in microseconds. */
   wallMicros: number;
   /** Its req/s ÷ the mean of the raw proxy's just before and just after it (1 for the raw proxy). */
@@ -231,17 +241,25 @@ for (const stream of MODES) {
   const measure = async (url: string, model: string, server: Child) => {
     const onRedis = server === gateways["paid-redis"];
     const before = await cpuMicros(server);
+    const upstreamBefore = server === upstream ? before : await cpuMicros(upstream);
     const redisBefore = onRedis ? await redisCpuMicros() : 0;
+    const loadBefore = process.cpuUsage();
     const startedAt = performance.now();
     const result = await load(url, body(model, stream));
     const wallMicros = (performance.now() - startedAt) * 1000;
+    const loadUsed = process.cpuUsage(loadBefore);
     const redisAfter = onRedis ? await redisCpuMicros() : 0;
     const after = await cpuMicros(server);
+    const upstreamAfter = server === upstream ? after : await cpuMicros(upstream);
+    const cpu = after.cpu - before.cpu;
+    const redisMicros = redisAfter - redisBefore;
+    const upstreamMicros = server === upstream ? 0 : upstreamAfter.cpu - upstreamBefore.cpu;
     return {
       result,
-      cpuMicros: after.cpu - before.cpu,
+      cpuMicros: cpu,
       loopMicros: after.loop - before.loop,
-      redisMicros: redisAfter - redisBefore,
+      redisMicros,
+      machineMicros: cpu + upstreamMicros + redisMicros + loadUsed.user + loadUsed.system,
       wallMicros,
     };
   };
@@ -278,6 +296,9 @@ const summary = (row: Row) => {
     busy:
       row.samples.reduce((sum, sample) => sum + sample.loopMicros, 0) /
       row.samples.reduce((sum, sample) => sum + sample.wallMicros, 0),
+    machineBusy:
+      row.samples.reduce((sum, sample) => sum + sample.machineMicros, 0) /
+      row.samples.reduce((sum, sample) => sum + sample.wallMicros * CORES, 0),
     errors: row.samples.reduce(
       (sum, { result }) => sum + result.non2xx + result.errors + result.timeouts,
       0,
@@ -297,6 +318,7 @@ printTable(
     "CPU µs/req",
     "loop µs/req",
     "loop busy",
+    "machine busy",
     "Redis CPU µs/req",
     "errors",
   ],
@@ -313,6 +335,7 @@ printTable(
       figures.cpu.toFixed(0),
       figures.loop.toFixed(0),
       percent(figures.busy),
+      percent(figures.machineBusy),
       row.name === labels["paid-redis"] ? figures.redis.toFixed(0) : "—",
       String(figures.errors),
     ];
