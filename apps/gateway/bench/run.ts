@@ -243,11 +243,11 @@ for (const stream of MODES) {
     const before = await cpuMicros(server);
     const upstreamBefore = server === upstream ? before : await cpuMicros(upstream);
     const redisBefore = onRedis ? await redisCpuMicros() : 0;
-    const loadBefore = process.cpuUsage();
+    const generatorBefore = process.cpuUsage();
     const startedAt = performance.now();
     const result = await load(url, body(model, stream));
     const wallMicros = (performance.now() - startedAt) * 1000;
-    const loadUsed = process.cpuUsage(loadBefore);
+    const generatorUsed = process.cpuUsage(generatorBefore);
     const redisAfter = onRedis ? await redisCpuMicros() : 0;
     const after = await cpuMicros(server);
     const upstreamAfter = server === upstream ? after : await cpuMicros(upstream);
@@ -259,7 +259,7 @@ for (const stream of MODES) {
       cpuMicros: cpu,
       loopMicros: after.loop - before.loop,
       redisMicros,
-      machineMicros: cpu + upstreamMicros + redisMicros + loadUsed.user + loadUsed.system,
+      machineMicros: cpu + upstreamMicros + redisMicros + generatorUsed.user + generatorUsed.system,
       wallMicros,
     };
   };
