@@ -186,7 +186,6 @@ async function measurePath(
   model: string,
   settings: LongStreamsSettings,
   server: Child | null,
-  gatewayUrl?: string,
 ): Promise<PathResult> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
@@ -220,7 +219,7 @@ async function measurePath(
       results,
       memory: before && open ? { before, open } : null,
       cpuPerStreamMicros: server ? (cpuAfter - cpuBefore) / settings.streams : null,
-      ownTtfb: gatewayUrl ? await gatewayTtfb(gatewayUrl, settings.streams) : null,
+      ownTtfb: null,
     };
   } finally {
     await agent.close();
@@ -289,16 +288,14 @@ export async function benchLongStreams(settings: LongStreamsSettings): Promise<v
       const name = LABELS[variant] ?? variant;
       const gateway = await startChild(["gateway", upstream.url, variant], ["--expose-gc"]);
       try {
-        paths.push(
-          await measurePath(
-            name,
-            chatUrl(`${gateway.url}/v1`),
-            "auto/thrifty",
-            settings,
-            gateway,
-            gateway.url,
-          ),
+        const path = await measurePath(
+          name,
+          chatUrl(`${gateway.url}/v1`),
+          "auto/thrifty",
+          settings,
+          gateway,
         );
+        paths.push({ ...path, ownTtfb: await gatewayTtfb(gateway.url, settings.streams) });
       } finally {
         await stopChild(gateway);
       }
