@@ -1,5 +1,6 @@
 import http from "node:http";
 import { CHUNK_BASE, frame, WHOLE_COMPLETION } from "./chat-payloads";
+import { listenOnLoopback } from "./listen-loopback";
 
 const stream =
   frame({
@@ -31,11 +32,8 @@ export function startInstantUpstream(): Promise<{ url: string; close(): void }> 
       }
     });
   });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
+  return listenOnLoopback(server).then((port) => ({
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () => server.close(),
+  }));
 }

@@ -10,6 +10,7 @@ import {
 } from "@planfirst/spend-ledger";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import { type Dispatcher, Pool } from "undici";
+import { listenOnLoopback } from "./listen-loopback";
 
 /**
  * A reference beside the raw proxy: the least a gateway that reads what it forwards must do,
@@ -107,20 +108,14 @@ export function startJsonForwarder(
       forward(Buffer.concat(chunks).toString("utf8"), res).catch(() => res.destroy());
     });
   });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        ledger,
-        async close() {
-          server.close();
-          await pool.close();
-          await store?.close();
-          if (dir) rmSync(dir, { recursive: true, force: true });
-        },
-      });
-    });
-  });
+  return listenOnLoopback(server).then((port) => ({
+    url: `http://127.0.0.1:${port}`,
+    ledger,
+    async close() {
+      server.close();
+      await pool.close();
+      await store?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  }));
 }

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { listenOnLoopback } from "./listen-loopback";
 
 /**
  * The floor for any Node.js proxy hop: a raw node:http pass-through with a keep-alive agent to
@@ -26,11 +27,8 @@ export function startRawProxy(target: URL): Promise<{ url: string; close(): void
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      resolve({ url: `http://127.0.0.1:${port}`, close: () => server.close() });
-    });
-  });
+  return listenOnLoopback(server).then((port) => ({
+    url: `http://127.0.0.1:${port}`,
+    close: () => server.close(),
+  }));
 }

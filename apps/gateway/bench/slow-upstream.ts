@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import { CHUNK_BASE, frame, WHOLE_COMPLETION } from "./chat-payloads";
+import { listenOnLoopback } from "./listen-loopback";
 
 /** How long and how finely a {@link startSlowUpstream} stream runs. */
 export interface SlowUpstreamOptions {
@@ -106,12 +107,9 @@ export function startSlowUpstream(
       })
     : http.createServer();
   server.on("request", answer);
-  if (server instanceof http.Server) server.keepAliveTimeout = 60_000;
   const scheme = options.tls ? "https" : "http";
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      resolve({ url: `${scheme}://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
+  return listenOnLoopback(server).then((port) => ({
+    url: `${scheme}://127.0.0.1:${port}/v1`,
+    close: () => server.close(),
+  }));
 }
