@@ -4,14 +4,14 @@ import { performance } from "node:perf_hooks";
 import { GATEWAY_VARIANTS, type GatewayVariant, startBenchGateway } from "./gateway-variants";
 import { startHeldBenchGateway } from "./held-gateway";
 import { startInstantUpstream } from "./instant-upstream";
-import { startJsonForwarder } from "./json-forwarder";
+import { FORWARDER_LEDGERS, type ForwarderLedger, startJsonForwarder } from "./json-forwarder";
 import { startRawProxy } from "./raw-proxy";
 import { startSlowUpstream } from "./slow-upstream";
 
 // One benchmark server in its own process, so the load generator and the other servers never
 // share its event loop or its CPU time. Usage: child.ts upstream | slow-upstream CHUNKS SECONDS
 // [TLS_DIR, holding cert.pem and key.pem: HTTPS] (slow-upstream.ts) | raw-proxy URL |
-// json-forwarder URL [ledger] (json-forwarder.ts) |
+// json-forwarder URL [sqlite|redis: the ledger it books on] (json-forwarder.ts) |
 // gateway URL VARIANT (see gateway-variants.ts) | held-gateway URL (see held-gateway.ts).
 // Talks to the parent over IPC: sends { url } once listening; answers { type: "cpu" } with the
 // CPU time it has used, { type: "memory" } with its memory figures (after a full GC) and
@@ -76,8 +76,12 @@ if (role === "upstream") {
   ({ url } = proxy);
   close = proxy.close;
 } else if (role === "json-forwarder") {
+  const ledger = process.argv[4];
+  if (ledger !== undefined && !FORWARDER_LEDGERS.includes(ledger as ForwarderLedger)) {
+    throw new Error(`unknown forwarder ledger "${ledger}": ${FORWARDER_LEDGERS.join(", ")}`);
+  }
   const forwarder = await startJsonForwarder(new URL(target!), {
-    ledger: process.argv[4] === "ledger",
+    ledger: (ledger as ForwarderLedger | undefined) ?? null,
   });
   ({ url } = forwarder);
   close = forwarder.close;
@@ -93,7 +97,7 @@ if (role === "upstream") {
 } else {
   throw new Error(
     `unknown role "${role}": use upstream, slow-upstream CHUNKS SECONDS [TLS_DIR], raw-proxy URL, ` +
-      "json-forwarder URL [ledger], " +
+      `json-forwarder URL [${FORWARDER_LEDGERS.join("|")}], ` +
       `gateway URL ${GATEWAY_VARIANTS.join("|")} or held-gateway URL`,
   );
 }

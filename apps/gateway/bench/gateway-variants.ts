@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConnectionBillingEntry } from "@planfirst/billing-catalog";
-import { Redis } from "ioredis";
 import { parseConfig } from "../src/config/load-config";
 import type { GatewayConfigInput } from "../src/config/schema";
 import { startServer } from "../src/server";
+import { BENCH_REDIS_URL, deleteBenchKeys } from "./bench-redis";
 
 /**
  * The gateway set-ups the load benchmark compares, each routing `auto/thrifty` to one
@@ -32,9 +32,6 @@ export const GATEWAY_VARIANTS = [
 
 /** One of {@link GATEWAY_VARIANTS}. */
 export type GatewayVariant = (typeof GATEWAY_VARIANTS)[number];
-
-/** The Redis server of the `paid-redis` variant (REDIS_URL, else the local default). */
-export const BENCH_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A benchmark gateway on 127.0.0.1, its state in a temporary directory (and Redis prefix). */
 export interface BenchGateway {
@@ -153,27 +150,8 @@ export async function startBenchGateway(
     url: gateway.url,
     async close() {
       await gateway.close();
-      if (variant === "paid-redis") await deleteKeys(BENCH_REDIS_URL, keyPrefix);
+      if (variant === "paid-redis") await deleteBenchKeys(keyPrefix);
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Removes this run's keys from the shared Redis. */
-async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    // Keys sit under a `{prefix…}` hash tag or start with the prefix itself.
-    for (const pattern of [`${prefix}*`, `{${prefix}*`]) {
-      let cursor = "0";
-      do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-        cursor = next;
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== "0");
-    }
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -8,24 +8,35 @@ import {
   type Reservation,
   type SpendLedger,
 } from "@planfirst/spend-ledger";
+import { createRedisSpendStore } from "@planfirst/spend-ledger/redis";
 import { createSqliteSpendStore } from "@planfirst/spend-ledger/sqlite";
 import { type Dispatcher, Pool } from "undici";
+import { BENCH_REDIS_URL, deleteBenchKeys } from "./bench-redis";
 import { listenOnLoopback } from "./listen-loopback";
+
+/** The spend stores the forwarder can book on: the gateway's SQLite default, or Redis. */
+export const FORWARDER_LEDGERS = ["sqlite", "redis"] as const;
+/** One of {@link FORWARDER_LEDGERS}. */
+export type ForwarderLedger = (typeof FORWARDER_LEDGERS)[number];
+
+/** Forwarders started in this process: each keeps its Redis keys under a prefix of its own. */
+let forwardersStarted = 0;
 
 /**
  * A reference beside the raw proxy: the least a gateway that reads what it forwards must do,
  * and nothing else. It parses the client's JSON body, names the upstream's model, sends it on
  * undici (the gateway's HTTP client, no cap on its sockets), and answers with the upstream's
  * JSON parsed and serialised again (a stream's chunks are relayed as they arrive). With
- * `ledger`, each request also reserves a fixed worst case on planfirst's own spend ledger on the
- * SQLite store (durable before the upstream call, as on the gateway's paid rung) and settles
- * after answering, without waiting for that commit. No validation, routing, sessions, logs or
- * metrics: the distance from this to a gateway row is the gateway's own work per request; from
- * the raw proxy to this, what reading JSON and undici cost (and with `ledger`, the ledger).
+ * `ledger`, each request also reserves a fixed worst case on planfirst's own spend ledger on that
+ * store (the SQLite file, or Redis at REDIS_URL with a journal file, as the gateway opens them;
+ * admitted before the upstream call, as on the gateway's paid rung) and settles after answering,
+ * without waiting for that to land. No validation, routing, sessions, logs or metrics: the
+ * distance from this to a gateway row is the gateway's own work per request; from the raw proxy
+ * to this, what reading JSON and undici cost (and with `ledger`, the ledger on that store).
  */
-export function startJsonForwarder(
+export async function startJsonForwarder(
   target: URL,
-  options: { ledger: boolean },
+  options: { ledger: ForwarderLedger | null },
 ): Promise<{
   url: string;
   /** The ledger the forwarder books on (null without `ledger`), to check what it booked. */
@@ -35,7 +46,17 @@ export function startJsonForwarder(
   const pool = new Pool(target.origin);
   const path = `${target.pathname.replace(/\/$/, "")}/chat/completions`;
   const dir = options.ledger ? mkdtempSync(join(tmpdir(), "planfirst-bench-forwarder-")) : null;
-  const store = dir ? createSqliteSpendStore({ path: join(dir, "state.db") }) : null;
+  const keyPrefix = `planfirst-bench-forwarder-${process.pid}-${++forwardersStarted}:`;
+  const store = !dir
+    ? null
+    : options.ledger === "redis"
+      ? createRedisSpendStore({
+          url: BENCH_REDIS_URL,
+          keyPrefix: `${keyPrefix}spend`,
+          journalPath: join(dir, "journal.db"),
+        })
+      : createSqliteSpendStore({ path: join(dir, "state.db") });
+  await store?.ready();
   // A budget far above what a run spends, as on the benchmark gateways: nothing is refused.
   const ledger = store ? createSpendLedger({ store, budgetsUsd: { cheap: 1_000_000 } }) : null;
   let requests = 0;
@@ -108,14 +129,16 @@ export function startJsonForwarder(
       forward(Buffer.concat(chunks).toString("utf8"), res).catch(() => res.destroy());
     });
   });
-  return listenOnLoopback(server).then((port) => ({
+  const port = await listenOnLoopback(server);
+  return {
     url: `http://127.0.0.1:${port}`,
     ledger,
     async close() {
       server.close();
       await pool.close();
       await store?.close();
+      if (options.ledger === "redis") await deleteBenchKeys(keyPrefix);
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
-  }));
+  };
 }

@@ -5,8 +5,9 @@ import { median, printTable } from "@planfirst/bench";
 // @ts-expect-error no types
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
+import { BENCH_REDIS_URL } from "./bench-redis";
 import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
-import { BENCH_REDIS_URL, GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchHeldRequests, heldBenchOptionsFromEnv } from "./held-requests";
 import { benchLongStreams, longStreamsSettings } from "./long-streams";
 import { busyShareOf, SESSION_WORK } from "./profile-share";
@@ -27,13 +28,13 @@ import { benchUpstreamClients } from "./upstream-clients";
 // profile of each gateway named in BENCH_CPU_PROF_VARIANT (comma-separated, default paid-sqlite) into DIR,
 // and print the share of its busy time spent on session affinity (profile-share.ts). BENCH_MEMORY=0 skips the memory run.
 // BENCH_ONLY=paid-sqlite,plan: only those gateway variants (direct, the raw proxy and the references
-// below always run).
+// below always run, but the Redis ledger's only with paid-redis).
 // BENCH_REQUEST_LOG=0: the gateways keep no request log (it is on by default, as in a gateway).
 // BENCH_MODE=stream (or non-stream): only that mode.
-// Two reference rows beside the raw proxy (json-forwarder.ts): the least a forwarder that reads
-// its JSON must do (parse, undici, parse and answer), and the same reserving and settling on
-// planfirst's SQLite spend ledger; a gateway row's distance to them is the gateway's own work.
-// BENCH_FORWARDERS=0 skips them.
+// Reference rows beside the raw proxy (json-forwarder.ts): the least a forwarder that reads its
+// JSON must do (parse, undici, parse and answer), and the same reserving and settling on
+// planfirst's spend ledger on the SQLite store, and on Redis when the paid-redis variant runs; a
+// gateway row's distance to them is the gateway's own work. BENCH_FORWARDERS=0 skips them.
 // Every request carries `x-session-affinity: bench-conversation` (one conversation per run, so
 // each request looks its session up and finds it pinned: the lookup, the answer header and the
 // pin's periodic refresh). The row "plan rung, affinity off" is the plan path with affinity off;
@@ -101,7 +102,11 @@ const proxy = await startChild(["raw-proxy", upstream.url]);
 const forwarders = FORWARDERS_RUN
   ? {
       plain: await startChild(["json-forwarder", upstream.url]),
-      ledger: await startChild(["json-forwarder", upstream.url, "ledger"]),
+      sqlite: await startChild(["json-forwarder", upstream.url, "sqlite"]),
+      redis:
+        !ONLY || ONLY.includes("paid-redis")
+          ? await startChild(["json-forwarder", upstream.url, "redis"])
+          : null,
     }
   : null;
 if (CPU_PROFILE_DIR) mkdirSync(CPU_PROFILE_DIR, { recursive: true });
@@ -118,9 +123,10 @@ for (const variant of GATEWAY_VARIANTS) {
 
 // The Redis server's own CPU, read around each measurement of the Redis path: it runs on the same
 // cores as every hop, so its time per request is part of what that path costs the machine.
-const redisInfo = gateways["paid-redis"]
-  ? new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 1 })
-  : null;
+/** The servers whose requests book on Redis. */
+const onRedis = [gateways["paid-redis"], forwarders?.redis].filter((child) => child != null);
+const redisInfo =
+  onRedis.length > 0 ? new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
 /** The Redis server's CPU time (user + system, every thread) since it started, µs. */
 const redisCpuMicros = async (): Promise<number> => {
   if (!redisInfo) return 0;
@@ -152,7 +158,8 @@ if (forwarders) {
     "References (json-forwarder.ts, own processes): JSON forwarder = parses the body, sends it " +
       "on undici, parses and answers the reply (a stream relayed as it comes), nothing else; " +
       "+ SQLite ledger = the same, reserving a fixed worst case durably on planfirst's spend " +
-      "ledger (SQLite) before the upstream call and settling after.",
+      "ledger (SQLite) before the upstream call and settling after; + Redis ledger = the same " +
+      "on the Redis store.",
   );
 }
 console.log("");
@@ -178,6 +185,7 @@ const labels: Record<GatewayVariant, string> = {
   "paid-memory": "planfirst, paid rung, memory",
   "paid-redis": "planfirst, paid rung, Redis",
 };
+const REDIS_FORWARDER = "reference: JSON forwarder + Redis ledger";
 const cases: [string, string, string, Child][] = [
   ["direct", `${upstream.url}/chat/completions`, "bench-model", upstream],
   ["raw node:http proxy", `${proxy.url}/v1/chat/completions`, "bench-model", proxy],
@@ -191,10 +199,20 @@ const cases: [string, string, string, Child][] = [
         ],
         [
           "reference: JSON forwarder + SQLite ledger",
-          `${forwarders.ledger.url}/v1/chat/completions`,
+          `${forwarders.sqlite.url}/v1/chat/completions`,
           "auto/thrifty",
-          forwarders.ledger,
+          forwarders.sqlite,
         ],
+        ...(forwarders.redis
+          ? ([
+              [
+                REDIS_FORWARDER,
+                `${forwarders.redis.url}/v1/chat/completions`,
+                "auto/thrifty",
+                forwarders.redis,
+              ],
+            ] satisfies [string, string, string, Child][])
+          : []),
       ] satisfies [string, string, string, Child][])
     : []),
   ...Object.entries(gateways).map(([variant, child]): [string, string, string, Child] => [
@@ -239,16 +257,16 @@ for (const stream of MODES) {
   const others = cases.filter(([name]) => name !== RAW);
   const [, rawUrl, rawModel, rawServer] = cases.find(([name]) => name === RAW)!;
   const measure = async (url: string, model: string, server: Child) => {
-    const onRedis = server === gateways["paid-redis"];
+    const redisRead = onRedis.includes(server);
     const before = await cpuMicros(server);
     const upstreamBefore = server === upstream ? before : await cpuMicros(upstream);
-    const redisBefore = onRedis ? await redisCpuMicros() : 0;
+    const redisBefore = redisRead ? await redisCpuMicros() : 0;
     const generatorBefore = process.cpuUsage();
     const startedAt = performance.now();
     const result = await load(url, body(model, stream));
     const wallMicros = (performance.now() - startedAt) * 1000;
     const generatorUsed = process.cpuUsage(generatorBefore);
-    const redisAfter = onRedis ? await redisCpuMicros() : 0;
+    const redisAfter = redisRead ? await redisCpuMicros() : 0;
     const after = await cpuMicros(server);
     const upstreamAfter = server === upstream ? after : await cpuMicros(upstream);
     const cpu = after.cpu - before.cpu;
@@ -336,7 +354,9 @@ printTable(
       figures.loop.toFixed(0),
       percent(figures.busy),
       percent(figures.machineBusy),
-      row.name === labels["paid-redis"] ? figures.redis.toFixed(0) : "—",
+      row.name === labels["paid-redis"] || row.name === REDIS_FORWARDER
+        ? figures.redis.toFixed(0)
+        : "—",
       String(figures.errors),
     ];
   }),
@@ -390,7 +410,7 @@ if (HELD_RUN) await benchHeldRequests(heldBenchOptionsFromEnv(upstream.url));
 
 for (const child of [
   ...Object.values(gateways),
-  ...Object.values(forwarders ?? {}),
+  ...Object.values(forwarders ?? {}).filter((child) => child !== null),
   proxy,
   upstream,
 ]) {
