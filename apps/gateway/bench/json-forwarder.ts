@@ -28,9 +28,9 @@ let forwardersStarted = 0;
  * undici (the gateway's HTTP client, no cap on its sockets), and answers with the upstream's
  * JSON parsed and serialised again (a stream's chunks are relayed as they arrive). With
  * `ledger`, each request also reserves a fixed worst case on planfirst's own spend ledger on that
- * store (the SQLite file, or Redis at REDIS_URL with a journal file, as the gateway opens them;
- * admitted before the upstream call, as on the gateway's paid rung) and settles after answering,
- * without waiting for that to land. No validation, routing, sessions, logs or metrics: the
+ * store, opened as the gateway opens it (a SQLite file, where the reservation is durable before
+ * the upstream call; or Redis at REDIS_URL with a journal file, where Redis has admitted it by
+ * then), and settles after answering, without waiting for that to land. No validation, routing, sessions, logs or metrics: the
  * distance from this to a gateway row is the gateway's own work per request; from the raw proxy
  * to this, what reading JSON and undici cost (and with `ledger`, the ledger on that store).
  */
