@@ -19,6 +19,15 @@ export const EXAMPLE_CONFIG_FILE = "planfirst.example.yaml";
 /** The config file looked for in the working directory when none is given. */
 export const DEFAULT_CONFIG_FILE = "planfirst.yaml";
 
+/**
+ * Connections the kernel may complete for the gateway before it accepts them (the system caps it
+ * at `net.core.somaxconn`). Node's default, 511, overflows when clients open more connections at
+ * once than the event loop accepts in one go (a team's agents after a restart, a thousand streams
+ * opened together): each handshake past it is dropped, and the client's kernel retries it only
+ * a second later.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Options of `startServer`. */
 export interface StartServerOptions {
   /**
@@ -127,7 +136,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off("error", reject);
       resolve();
     });
