@@ -30,9 +30,10 @@ let forwardersStarted = 0;
  * `ledger`, each request also reserves a fixed worst case on planfirst's own spend ledger on that
  * store, opened as the gateway opens it (a SQLite file, where the reservation is durable before
  * the upstream call; or Redis at REDIS_URL with a journal file, where Redis has admitted it by
- * then), and settles after answering, without waiting for that to land. No validation, routing, sessions, logs or metrics: the
- * distance from this to a gateway row is the gateway's own work per request; from the raw proxy
- * to this, what reading JSON and undici cost (and with `ledger`, the ledger on that store).
+ * then), and settles after answering, without waiting for that to land. No validation,
+ * routing, sessions, logs or metrics: the distance from this to a gateway row is the gateway's
+ * own work per request; from the raw proxy to this, what reading JSON and undici cost (and with
+ * `ledger`, the ledger on that store).
  */
 export async function startJsonForwarder(
   target: URL,
