@@ -79,7 +79,10 @@ export function createOpenAiCompatibleConnector(
       windows: readUsage ? readUsage(payload, observedAtMs) : [],
     }),
     readResponse: answerReader(
-      options.readAnswer ?? ((answer) => parseGenericResponse({ ...answer, provider })),
+      // Object.assign, not a spread: a key added to a spread copy costs a new hidden class on
+      // every answer (AGENTS.md, "Hot paths").
+      options.readAnswer ??
+        ((answer) => parseGenericResponse(Object.assign({}, answer, { provider }))),
     ),
     invalidateCredential() {
       // Static or no key: nothing to renew.

@@ -16,8 +16,11 @@ export function passThroughChat(
 ): Record<string, unknown> {
   const copy = passThroughBody(body, options);
   if (options.stream) {
-    const existing = isRecord(body.stream_options) ? body.stream_options : {};
-    copy.stream_options = { ...existing, include_usage: true };
+    const streamOptions: Record<string, unknown> = isRecord(body.stream_options)
+      ? Object.assign({}, body.stream_options)
+      : {};
+    streamOptions.include_usage = true;
+    copy.stream_options = streamOptions;
   } else delete copy.stream_options;
   return copy;
 }
