@@ -40,6 +40,35 @@ describe("legs between client and upstream protocols", () => {
     expect(sent).toMatchObject({ dropped: [], request: undefined });
   });
 
+  it("passes a __proto__ key of a client body through as a key, never as the copy's prototype", () => {
+    // JSON.parse makes `__proto__` an own key; the copy must keep it one, at the top level and
+    // in the stream options the relay adds to.
+    const body = JSON.parse(
+      '{"model":"auto/thrifty","messages":[],"__proto__":{"stream":false},' +
+        '"stream_options":{"__proto__":{"x":1},"y":2}}',
+    ) as Record<string, unknown>;
+    const sent = legOf("openai-chat", "openai-chat").encodeRequest(
+      body,
+      { model: "gpt-4o-mini", stream: true, promptCacheKey: "k" },
+      undefined,
+    );
+    const upstream = JSON.parse(sent.text) as Record<string, unknown>;
+    expect(Object.keys(upstream)).toEqual([
+      "model",
+      "messages",
+      "__proto__",
+      "stream_options",
+      "stream",
+      "prompt_cache_key",
+    ]);
+    expect(Object.getOwnPropertyDescriptor(upstream, "__proto__")?.value).toEqual({
+      stream: false,
+    });
+    const options = upstream.stream_options as Record<string, unknown>;
+    expect(Object.keys(options)).toEqual(["__proto__", "y", "include_usage"]);
+    expect(upstream.stream).toBe(true);
+  });
+
   it("hides the usage chunk it asked for only from a chat client that did not ask for it", () => {
     const leg = legOf("openai-chat", "openai-chat");
     const usageChunk = '"choices":[],"usage"';

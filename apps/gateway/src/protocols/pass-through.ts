@@ -1,4 +1,5 @@
 import type { EncodeRequestOptions } from "./codec";
+import { copyJson } from "./ir/guards";
 
 /**
  * The upstream body for a same-protocol client body: a shallow copy with `model` replaced and
@@ -9,10 +10,9 @@ export function passThroughBody(
   body: Record<string, unknown>,
   options: EncodeRequestOptions,
 ): Record<string, unknown> {
-  // Copied by assignment, not by a spread: the copy often gains keys the body lacks (`stream`,
-  // `stream_options`, `prompt_cache_key`), and each key added to a spread copy costs Node 20
-  // a new hidden class (AGENTS.md, "Hot paths").
-  const copy: Record<string, unknown> = Object.assign({}, body);
+  // Not a spread: the copy often gains keys the body lacks (`stream`, `stream_options`,
+  // `prompt_cache_key`), each a new hidden class on a spread copy (see `copyJson`).
+  const copy = copyJson(body);
   copy.model = options.model;
   if (options.stream) copy.stream = true;
   else if ("stream" in copy) copy.stream = false;

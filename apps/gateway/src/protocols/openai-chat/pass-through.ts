@@ -1,5 +1,5 @@
 import type { EncodeRequestOptions } from "../codec";
-import { isRecord } from "../ir/guards";
+import { copyJson, isRecord, type Json } from "../ir/guards";
 import { passThroughBody } from "../pass-through";
 
 const USAGE_ONLY = /"choices":\s*\[\]/;
@@ -16,9 +16,7 @@ export function passThroughChat(
 ): Record<string, unknown> {
   const copy = passThroughBody(body, options);
   if (options.stream) {
-    const streamOptions: Record<string, unknown> = isRecord(body.stream_options)
-      ? Object.assign({}, body.stream_options)
-      : {};
+    const streamOptions: Json = isRecord(body.stream_options) ? copyJson(body.stream_options) : {};
     streamOptions.include_usage = true;
     copy.stream_options = streamOptions;
   } else delete copy.stream_options;
