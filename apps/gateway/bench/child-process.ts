@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ChildCommand, ChildReport } from "./child";
 
 /** A benchmark server running child.ts in a process of its own. */
@@ -14,15 +16,36 @@ export interface Child {
 const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
 const tsx = import.meta.resolve("tsx");
 
+/** Where a child's code comes from, and what it runs with. */
+export interface ChildSource {
+  /**
+   * Root of another checkout of this repository, its dependencies installed: its own child.ts
+   * runs, from its own sources, to measure that version beside this one. Default this checkout.
+   */
+  root?: string;
+  /** The child's environment. Default this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Starts child.ts with `args` (its role and the role's arguments) and Node options, and resolves
  * once it listens. Its stderr is this process's; it rejects if the child exits first.
  */
-export function startChild(args: string[], nodeOptions: string[] = []): Promise<Child> {
+export function startChild(
+  args: string[],
+  nodeOptions: string[] = [],
+  source: ChildSource = {},
+): Promise<Child> {
+  const { root, env } = source;
+  const script = root === undefined ? childScript : join(root, "apps/gateway/bench/child.ts");
+  const loader =
+    root === undefined
+      ? tsx
+      : pathToFileURL(createRequire(join(root, "apps/gateway/package.json")).resolve("tsx")).href;
   const child = spawn(
     process.execPath,
-    [...nodeOptions, "--conditions=@planfirst/source", "--import", tsx, childScript, ...args],
-    { stdio: ["ignore", "ignore", "inherit", "ipc"] },
+    [...nodeOptions, "--conditions=@planfirst/source", "--import", loader, script, ...args],
+    { stdio: ["ignore", "ignore", "inherit", "ipc"], ...(env === undefined ? {} : { env }) },
   );
   const ask = (command: ChildCommand) =>
     new Promise<ChildReport>((resolve) => {
