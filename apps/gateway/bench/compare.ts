@@ -92,11 +92,6 @@ function threadCpuMicros(pid: number): Map<string, number> | null {
   }
 }
 
-interface Side {
-  label: string;
-  child: Child;
-}
-
 interface Sample {
   requests: number;
   cpuPerRequest: number;
@@ -118,23 +113,24 @@ const body = JSON.stringify({
   messages: [{ role: "user", content: "Say ok." }],
 });
 
-const load = (child: Child, settings: { amount: number } | { duration: number }) =>
+/** Loads `child` for --seconds. */
+const load = (child: Child) =>
   autocannon({
     url: `${child.url}/v1/chat/completions`,
     method: "POST",
     connections,
     headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
     body,
-    ...settings,
+    duration: seconds,
   }) as Promise<{ requests: { total: number }; non2xx: number }>;
 
-/** Loads `side` for one round and measures what its process used meanwhile. */
-async function measureRound(side: Side): Promise<Sample> {
-  const pid = side.child.process.pid!;
-  const cpuBefore = await cpuMicros(side.child);
+/** Loads `child` for one round and measures what its process used meanwhile. */
+async function measureRound(child: Child): Promise<Sample> {
+  const pid = child.process.pid!;
+  const cpuBefore = await cpuMicros(child);
   const threadsBefore = threadCpuMicros(pid);
-  const result = await load(side.child, { duration: seconds });
-  const cpuAfter = await cpuMicros(side.child);
+  const result = await load(child);
+  const cpuAfter = await cpuMicros(child);
   const threadsAfter = threadCpuMicros(pid);
   const requests = Math.max(1, result.requests.total);
   let mainPerRequest: number | null = null;
@@ -157,27 +153,22 @@ async function measureRound(side: Side): Promise<Sample> {
   };
 }
 
-const sourceOf = (root: string | undefined, env: NodeJS.ProcessEnv): ChildSource =>
-  root === undefined ? { env } : { root, env };
-const describe = (variant: string, root: string | undefined, env: readonly string[]) =>
-  [variant, root ? `from ${root}` : "", env.length ? env.join(" ") : ""].filter(Boolean).join(", ");
-
 const upstream = await startChild(["upstream"]);
-const sides: Side[] = [];
+const sides: Child[] = [];
 try {
-  for (const [label, variant, root, env] of [
-    ["A", variantA, options["a-root"], options["a-env"]],
-    ["B", variantB, options["b-root"], options["b-env"]],
+  for (const [side, variant, root, env] of [
+    ["a", variantA, options["a-root"], options["a-env"]],
+    ["b", variantB, options["b-root"], options["b-env"]],
   ] as const) {
-    const child = await startChild(
-      ["gateway", upstream.url, variant],
-      [],
-      sourceOf(root, envWith(label.toLowerCase(), env)),
-    );
-    sides.push({ label, child });
-    console.log(`${label}: ${describe(variant, root, env)}`);
+    const environment = envWith(side, env);
+    const source: ChildSource =
+      root === undefined ? { env: environment } : { root, env: environment };
+    sides.push(await startChild(["gateway", upstream.url, variant], [], source));
+    const from = [variant, root && `from ${root}`, env.join(" ")].filter(Boolean).join(", ");
+    console.log(`${side.toUpperCase()}: ${from}`);
   }
-  await Promise.all(sides.map((side) => load(side.child, { duration: seconds })));
+  // One round unmeasured, so that both have reached their steady state (the JIT's work done).
+  await Promise.all(sides.map(load));
   const samples: [Sample, Sample][] = [];
   for (let round = 0; round < rounds; round++) {
     await sleep(300);
@@ -185,33 +176,31 @@ try {
     samples.push([a!, b!]);
   }
   const micros = (value: number | null) => (value === null ? "—" : value.toFixed(1));
-  const row = (name: string, a: Sample, b: Sample): string[] => [
-    name,
-    String(a.requests),
-    micros(a.cpuPerRequest),
-    micros(a.mainPerRequest),
-    micros(a.othersPerRequest),
-    String(b.requests),
-    micros(b.cpuPerRequest),
-    micros(b.mainPerRequest),
-    micros(b.othersPerRequest),
-    (b.requests / a.requests).toFixed(3),
-    String(a.non2xx + b.non2xx),
+  const cells = (sample: Sample) => [
+    String(Math.round(sample.requests)),
+    micros(sample.cpuPerRequest),
+    micros(sample.mainPerRequest),
+    micros(sample.othersPerRequest),
   ];
-  const middle = (pick: (sample: Sample) => number | null, side: 0 | 1): number | null => {
-    const values = samples.map((pair) => pick(pair[side]));
-    return values.includes(null) ? null : median(values as number[]);
+  /** The median of each figure of one side over the rounds (null when `/proc` said nothing). */
+  const medianSample = (side: 0 | 1): Sample => {
+    const of = (pick: (sample: Sample) => number | null) => {
+      const values = samples.map((pair) => pick(pair[side]));
+      return values.includes(null) ? null : median(values as number[]);
+    };
+    return {
+      requests: of((sample) => sample.requests)!,
+      cpuPerRequest: of((sample) => sample.cpuPerRequest)!,
+      mainPerRequest: of((sample) => sample.mainPerRequest),
+      othersPerRequest: of((sample) => sample.othersPerRequest),
+      non2xx: 0,
+    };
   };
-  const medianOf = (side: 0 | 1): Sample => ({
-    requests: Math.round(middle((sample) => sample.requests, side)!),
-    cpuPerRequest: middle((sample) => sample.cpuPerRequest, side)!,
-    mainPerRequest: middle((sample) => sample.mainPerRequest, side),
-    othersPerRequest: middle((sample) => sample.othersPerRequest, side),
-    non2xx: 0,
-  });
-  const ratios = samples.map(([a, b]) => b.requests / a.requests);
+  const ratio = (a: Sample, b: Sample) => b.requests / a.requests;
+  const [medianA, medianB] = [medianSample(0), medianSample(1)];
+  const mode = options.stream ? "stream" : "non-stream";
   console.log(
-    `\n${connections} connections to each, ${rounds} rounds of ${seconds} s, ${options.stream ? "stream" : "non-stream"}; CPU in µs per request (loop = the event loop's thread, others = every other thread)\n`,
+    `\n${connections} connections to each, ${rounds} rounds of ${seconds} s, ${mode}; CPU in µs per request (loop = the event loop's thread, others = every other thread)\n`,
   );
   printTable(
     [
@@ -228,11 +217,23 @@ try {
       "non-2xx",
     ],
     [
-      ...samples.map(([a, b], index) => row(String(index + 1), a, b)),
-      [...row("median", medianOf(0), medianOf(1)).slice(0, 9), median(ratios).toFixed(3), "—"],
+      ...samples.map(([a, b], index) => [
+        String(index + 1),
+        ...cells(a),
+        ...cells(b),
+        ratio(a, b).toFixed(3),
+        String(a.non2xx + b.non2xx),
+      ]),
+      [
+        "median",
+        ...cells(medianA),
+        ...cells(medianB),
+        median(samples.map(([a, b]) => ratio(a, b))).toFixed(3),
+        "—",
+      ],
     ],
   );
 } finally {
-  for (const side of sides) await stopChild(side.child);
+  for (const child of sides) await stopChild(child);
   await stopChild(upstream);
 }
