@@ -2,11 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { median, printTable } from "@planfirst/bench";
-// autocannon ships no type declarations.
-// @ts-expect-error no types
-import autocannon from "autocannon";
 import { type Child, type ChildSource, cpuMicros, startChild, stopChild } from "./child-process";
 import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
+import { chatRequestBody, loadChat } from "./request-load";
 
 // Two gateways side by side, loaded at the same time: a before/after of one change, or two
 // variants, that the full benchmark cannot resolve. On a shared host whose speed swings from one
@@ -106,23 +104,11 @@ const rounds = count("rounds", options.rounds);
 const connections = count("connections", options.connections);
 const variantA = variantOf("a", options.a);
 const variantB = variantOf("b", options.b ?? options.a);
-const body = JSON.stringify({
-  model: "auto/thrifty",
-  stream: options.stream,
-  max_tokens: 64,
-  messages: [{ role: "user", content: "Say ok." }],
-});
+const body = chatRequestBody("auto/thrifty", options.stream);
 
 /** Loads `child` for --seconds. */
 const load = (child: Child) =>
-  autocannon({
-    url: `${child.url}/v1/chat/completions`,
-    method: "POST",
-    connections,
-    headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
-    body,
-    duration: seconds,
-  }) as Promise<{ requests: { total: number }; non2xx: number }>;
+  loadChat(`${child.url}/v1/chat/completions`, body, connections, { duration: seconds });
 
 /** Loads `child` for one round and measures what its process used meanwhile. */
 async function measureRound(child: Child): Promise<Sample> {

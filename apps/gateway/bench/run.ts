@@ -1,9 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { median, printTable } from "@planfirst/bench";
-// autocannon ships no type declarations.
-// @ts-expect-error no types
-import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { BENCH_REDIS_URL } from "./bench-redis";
 import { type Child, cpuMicros, startChild, stopChild } from "./child-process";
@@ -11,6 +8,7 @@ import { GATEWAY_VARIANTS, type GatewayVariant } from "./gateway-variants";
 import { benchHeldRequests, heldBenchOptionsFromEnv } from "./held-requests";
 import { benchLongStreams, longStreamsSettings } from "./long-streams";
 import { busyShareOf, SESSION_WORK } from "./profile-share";
+import { chatRequestBody, type LoadResult, loadChat } from "./request-load";
 import { benchUpstreamClients } from "./upstream-clients";
 
 // Load benchmark: the same load straight to an instant upstream, through a raw
@@ -66,32 +64,10 @@ const CONNECTIONS = 32;
 const WARMUP_REQUESTS = 5_000;
 const MEMORY_REQUESTS = 100_000;
 
-interface LoadResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
 function load(url: string, body: string, options: { amount?: number } = {}): Promise<LoadResult> {
-  return autocannon({
-    url,
-    method: "POST",
-    connections: CONNECTIONS,
-    headers: { "content-type": "application/json", "x-session-affinity": "bench-conversation" },
-    body,
-    ...(options.amount ? { amount: options.amount } : { duration: DURATION_S }),
-  });
+  const limit = options.amount ? { amount: options.amount } : { duration: DURATION_S };
+  return loadChat(url, body, CONNECTIONS, limit);
 }
-
-const body = (model: string, stream: boolean) =>
-  JSON.stringify({
-    model,
-    stream,
-    max_tokens: 64,
-    messages: [{ role: "user", content: "Say ok." }],
-  });
 
 const startGateway = (variant: GatewayVariant, upstreamUrl: string, nodeOptions: string[] = []) =>
   startChild(["gateway", upstreamUrl, variant], ["--expose-gc", ...nodeOptions]);
@@ -251,7 +227,7 @@ for (const stream of MODES) {
   const modeRows = cases.map(([name]): Row => ({ name, stream, samples: [] }));
   rows.push(...modeRows);
   for (const [, url, model] of cases) {
-    await load(url, body(model, stream), { amount: WARMUP_REQUESTS });
+    await load(url, chatRequestBody(model, stream), { amount: WARMUP_REQUESTS });
   }
   const rawRow = modeRows.find((row) => row.name === RAW)!;
   const others = cases.filter(([name]) => name !== RAW);
@@ -263,7 +239,7 @@ for (const stream of MODES) {
     const redisBefore = redisRead ? await redisCpuMicros() : 0;
     const generatorBefore = process.cpuUsage();
     const startedAt = performance.now();
-    const result = await load(url, body(model, stream));
+    const result = await load(url, chatRequestBody(model, stream));
     const wallMicros = (performance.now() - startedAt) * 1000;
     const generatorUsed = process.cpuUsage(generatorBefore);
     const redisAfter = redisRead ? await redisCpuMicros() : 0;
@@ -390,7 +366,7 @@ if (MEMORY_RUN && paid) {
   let served = 0;
   let failed = 0;
   for (const stream of [false, true]) {
-    const result = await load(paidUrl, body("auto/thrifty", stream), {
+    const result = await load(paidUrl, chatRequestBody("auto/thrifty", stream), {
       amount: MEMORY_REQUESTS / 2,
     });
     served += MEMORY_REQUESTS / 2;
