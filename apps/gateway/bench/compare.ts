@@ -102,8 +102,16 @@ interface Sample {
 const seconds = count("seconds", options.seconds);
 const rounds = count("rounds", options.rounds);
 const connections = count("connections", options.connections);
-const variantA = variantOf("a", options.a);
-const variantB = variantOf("b", options.b ?? options.a);
+/** Each side's variant, its checkout (undefined: this one) and its settings, as given. */
+const plans = [
+  ["a", variantOf("a", options.a), options["a-root"], options["a-env"]],
+  ["b", variantOf("b", options.b ?? options.a), options["b-root"], options["b-env"]],
+] as const;
+/** Each side's child source, checked before anything starts. */
+const sources = plans.map(([side, , root, env]): ChildSource => {
+  const environment = envWith(side, env);
+  return root === undefined ? { env: environment } : { root, env: environment };
+});
 const body = chatRequestBody("auto/thrifty", options.stream);
 
 /** Loads `child` for --seconds. */
@@ -142,14 +150,8 @@ async function measureRound(child: Child): Promise<Sample> {
 const upstream = await startChild(["upstream"]);
 const sides: Child[] = [];
 try {
-  for (const [side, variant, root, env] of [
-    ["a", variantA, options["a-root"], options["a-env"]],
-    ["b", variantB, options["b-root"], options["b-env"]],
-  ] as const) {
-    const environment = envWith(side, env);
-    const source: ChildSource =
-      root === undefined ? { env: environment } : { root, env: environment };
-    sides.push(await startChild(["gateway", upstream.url, variant], [], source));
+  for (const [index, [side, variant, root, env]] of plans.entries()) {
+    sides.push(await startChild(["gateway", upstream.url, variant], [], sources[index]));
     const from = [variant, root && `from ${root}`, env.join(" ")].filter(Boolean).join(", ");
     console.log(`${side.toUpperCase()}: ${from}`);
   }
