@@ -13,8 +13,8 @@ export interface Child {
   ask(command: ChildCommand): Promise<ChildReport>;
 }
 
-const childScript = fileURLToPath(new URL("./child.ts", import.meta.url));
-const tsx = import.meta.resolve("tsx");
+/** Root of this checkout. */
+const thisRoot = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** Where a child's code comes from, and what it runs with. */
 export interface ChildSource {
@@ -36,15 +36,15 @@ export function startChild(
   nodeOptions: string[] = [],
   source: ChildSource = {},
 ): Promise<Child> {
-  const { root, env } = source;
-  const script = root === undefined ? childScript : join(root, "apps/gateway/bench/child.ts");
-  const loader =
-    root === undefined
-      ? tsx
-      : pathToFileURL(createRequire(join(root, "apps/gateway/package.json")).resolve("tsx")).href;
+  const { root = thisRoot, env } = source;
+  const script = join(root, "apps/gateway/bench/child.ts");
+  // tsx as that checkout's gateway resolves it.
+  const loader = pathToFileURL(
+    createRequire(join(root, "apps/gateway/package.json")).resolve("tsx"),
+  );
   const child = spawn(
     process.execPath,
-    [...nodeOptions, "--conditions=@planfirst/source", "--import", loader, script, ...args],
+    [...nodeOptions, "--conditions=@planfirst/source", "--import", loader.href, script, ...args],
     { stdio: ["ignore", "ignore", "inherit", "ipc"], ...(env === undefined ? {} : { env }) },
   );
   const ask = (command: ChildCommand) =>
