@@ -22,12 +22,12 @@ import type { GatewayVariant } from "./gateway-variants";
 // from the moment its handler takes the request to its first byte out); what the load generator
 // sees on top of that went by before the gateway read the request (an event loop that is busy
 // accepts and parses late) or in delivery. On a 2-core machine the load generator's p99 swings
-// from run to run far more than the gateway's own: in runs where it passed 500 ms, the
+// from run to run far more than the gateway's own: in a run where it reached 565 ms, the
 // gateway's event-loop delay, its time from a connection to its request and from the request
-// to the response head all stayed under 80 ms, while the machine, whose cores the load
-// generator, the upstream and the hop share, was 88–91 % busy as the streams opened. D must
-// outlast the 2 s of opening and the second the open reading takes, or the first streams end
-// before it.
+// to the response head all stayed under 80 ms while the streams opened; in another such run
+// the machine, whose cores the load generator, the upstream and the hop share, was 88–91 % busy
+// then. D must outlast the 2 s of opening and the second the open reading takes, or the first
+// streams end before it.
 // Alone: cd apps/gateway && npx tsx --conditions=@planfirst/source bench/long-streams.ts
 
 /** What {@link benchLongStreams} runs. */
