@@ -26,7 +26,7 @@ import type { GatewayVariant } from "./gateway-variants";
 // gateway's event-loop delay, its time from a connection to its request and from the request
 // to the response head all stayed under 80 ms while the streams opened; in another such run
 // the machine, whose cores the load generator, the upstream and the hop share, was 88–91 % busy
-// then. In some such runs the gateway's listening socket held 200–350 connections not yet
+// then. In some such runs the gateway's listening socket held 120–350 connections not yet
 // accepted (it took about 350 a second while 500 came); in others it held none and the tail was
 // as long. D must outlast the 2 s of opening and the second the open reading takes, or the first
 // streams end before it.
